@@ -1,0 +1,58 @@
+#pragma once
+/// \file
+/// Parallel primitives over Arrays. Each runs on the executor where its
+/// arrays live (OpenMP on the host, CUB/Thrust on CUDA) and throws
+/// location_mismatch when its arrays live in different places.
+///
+/// Element types: std::int32_t, std::uint32_t, std::int64_t, std::uint64_t,
+/// float, double (and std::uint8_t for fill/gather/scatter).
+///
+/// Reductions combine in a fixed order that depends only on the input size,
+/// so a run repeats bit for bit, whatever the thread count. Host and device
+/// may differ from each other by rounding.
+
+#include "strata/core/array.hpp"
+
+namespace strata {
+
+/// Sum of all elements (0 for an empty array).
+template <class T>
+T reduce_sum(const Array<T>& values);
+/// Largest element; throws invalid_argument for an empty array.
+template <class T>
+T reduce_max(const Array<T>& values);
+/// Smallest element; throws invalid_argument for an empty array.
+template <class T>
+T reduce_min(const Array<T>& values);
+
+/// out[i] = in[0] + ... + in[i-1], out[0] = 0; returns the total. `out` may be
+/// `in` (in place). Sizes must match.
+template <class T>
+T exclusive_scan(const Array<T>& in, Array<T>& out);
+/// out[i] = in[0] + ... + in[i]. `out` may be `in`.
+template <class T>
+void inclusive_scan(const Array<T>& in, Array<T>& out);
+
+/// Sorts `keys` ascending and applies the same permutation to `values`;
+/// equal keys keep their order (stable). Keys are integers.
+template <class K, class V>
+void stable_sort_by_key(Array<K>& keys, Array<V>& values);
+
+/// Segmented reduction over runs of equal consecutive keys (reduce_by_key):
+/// for every maximal run keys[a..b) of one key k, appends k to `unique_keys`
+/// and the sum of values[a..b) to `sums`. The output arrays are resized to
+/// the number of runs, which is returned.
+template <class K, class V>
+size_type reduce_by_key(const Array<K>& keys, const Array<V>& values, Array<K>& unique_keys,
+                        Array<V>& sums);
+
+/// dst[i] = src[map[i]] for i < map.size(); dst.size() must equal map.size()
+/// and every map[i] must lie in [0, src.size()).
+template <class T, class I>
+void gather(const Array<T>& src, const Array<I>& map, Array<T>& dst);
+/// dst[map[i]] = src[i] for i < src.size(); map entries must be distinct and
+/// lie in [0, dst.size()).
+template <class T, class I>
+void scatter(const Array<T>& src, const Array<I>& map, Array<T>& dst);
+
+}  // namespace strata

@@ -1,0 +1,15 @@
+#pragma once
+/// \file
+/// Everything public in one include.
+
+#include "strata/config.hpp"
+#include "strata/core/array.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/executor.hpp"
+#include "strata/core/primitives.hpp"
+#include "strata/core/types.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/io/matrix_market.hpp"
+#include "strata/matrix/csr.hpp"
+#include "strata/matrix/cusparse_reference.hpp"
+#include "strata/matrix/vector.hpp"

@@ -1,0 +1,181 @@
+#pragma once
+// CUDA implementations of the parallel primitives, on CUB. Kernel bodies
+// call these unqualified with a CudaExec (see backend/host/base/parallel.hpp
+// for the host side of the same vocabulary).
+//
+// transform_reduce uses a fixed grid that depends on n only and CUB's block
+// reduction (a fixed tree), so a run repeats bit for bit on a given device.
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+
+#include "backend/cuda/base/context.cuh"
+#include "backend/cuda/base/cuda_check.cuh"
+#include "kernels/base/hd.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata {
+
+namespace cuda_detail {
+
+inline constexpr int for_block = 256;
+inline constexpr int reduce_block = 256;
+// Grid of the first reduction pass: at most this many partial results.
+inline constexpr size_type reduce_max_blocks = 1024;
+
+template <class F>
+__global__ void for_each_kernel(size_type n, F f) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * blockDim.x;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    f(i);
+  }
+}
+
+template <class T, class Map, class Op>
+__global__ void __launch_bounds__(reduce_block)
+    reduce_partials_kernel(size_type n, T identity, Map map, Op op, T* partial) {
+  T acc = identity;
+  const size_type stride = static_cast<size_type>(gridDim.x) * reduce_block;
+  for (size_type i = static_cast<size_type>(blockIdx.x) * reduce_block + threadIdx.x; i < n;
+       i += stride) {
+    acc = op(acc, map(i));
+  }
+  using BlockReduce = cub::BlockReduce<T, reduce_block>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const T block_result = BlockReduce(storage).Reduce(acc, op);
+  if (threadIdx.x == 0) partial[blockIdx.x] = block_result;
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(reduce_block)
+    reduce_final_kernel(int count, T identity, Op op, const T* partial, T* result) {
+  T acc = identity;
+  for (int i = threadIdx.x; i < count; i += reduce_block) acc = op(acc, partial[i]);
+  using BlockReduce = cub::BlockReduce<T, reduce_block>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const T block_result = BlockReduce(storage).Reduce(acc, op);
+  if (threadIdx.x == 0) *result = op(identity, block_result);
+}
+
+inline unsigned grid_for(size_type n, int block) {
+  const size_type blocks = (n + block - 1) / block;
+  return static_cast<unsigned>(std::min<size_type>(blocks, size_type{1} << 20));
+}
+
+}  // namespace cuda_detail
+
+/// f(i) for i in [0, n), a grid-stride loop.
+template <class F>
+void parallel_for(const CudaExec& exec, size_type n, F f) {
+  if (n <= 0) return;
+  cuda_detail::for_each_kernel<<<cuda_detail::grid_for(n, cuda_detail::for_block),
+                                 cuda_detail::for_block, 0, cuda_detail::stream_of(exec)>>>(n, f);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+}
+
+/// op-reduction of map(i) over [0, n) from `identity`; blocks until done.
+template <class T, class Map, class Op>
+T transform_reduce(const CudaExec& exec, size_type n, T identity, Map map, Op op) {
+  using namespace cuda_detail;
+  if (n <= 0) return identity;
+  const size_type blocks = std::min<size_type>((n + reduce_block - 1) / reduce_block,
+                                               reduce_max_blocks);
+  ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks + 1));
+  T* partial = scratch.as<T>();
+  cudaStream_t stream = stream_of(exec);
+  reduce_partials_kernel<<<static_cast<unsigned>(blocks), reduce_block, 0, stream>>>(
+      n, identity, map, op, partial);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
+                                                      partial, partial + blocks);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  T result;
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(&result, partial + blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+/// out[i] = in[0] + ... + in[i-1]; returns the total. `out` may equal `in`.
+template <class T>
+T exclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
+  if (n <= 0) return T{};
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  T last_in{}, last_out{};
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(&last_in, in + n - 1, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  std::size_t bytes = 0;
+  STRATA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
+  cuda_detail::ScratchBuffer scratch(exec, bytes);
+  STRATA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch.data(), bytes, in, out, n, stream));
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(&last_out, out + n - 1, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return last_out + last_in;
+}
+
+/// out[i] = in[0] + ... + in[i]. `out` may equal `in`.
+template <class T>
+void inclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
+  if (n <= 0) return;
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  std::size_t bytes = 0;
+  STRATA_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n, stream));
+  cuda_detail::ScratchBuffer scratch(exec, bytes);
+  STRATA_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch.data(), bytes, in, out, n, stream));
+}
+
+/// Stable radix sort of (keys, values) by integer key.
+template <class K, class V>
+void stable_sort_by_key(const CudaExec& exec, K* keys, V* values, size_type n) {
+  if (n < 2) return;
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  cuda_detail::ScratchBuffer alt_keys(exec, sizeof(K) * static_cast<std::size_t>(n));
+  cuda_detail::ScratchBuffer alt_values(exec, sizeof(V) * static_cast<std::size_t>(n));
+  cub::DoubleBuffer<K> k(keys, alt_keys.as<K>());
+  cub::DoubleBuffer<V> v(values, alt_values.as<V>());
+  std::size_t bytes = 0;
+  STRATA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, n, 0,
+                                                    int(sizeof(K) * 8), stream));
+  cuda_detail::ScratchBuffer scratch(exec, bytes);
+  STRATA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, k, v, n, 0,
+                                                    int(sizeof(K) * 8), stream));
+  if (k.Current() != keys) {
+    STRATA_CUDA_CHECK(cudaMemcpyAsync(keys, k.Current(), sizeof(K) * n,
+                                      cudaMemcpyDeviceToDevice, stream));
+  }
+  if (v.Current() != values) {
+    STRATA_CUDA_CHECK(cudaMemcpyAsync(values, v.Current(), sizeof(V) * n,
+                                      cudaMemcpyDeviceToDevice, stream));
+  }
+  // The scratch buffers are released stream-ordered, after the copies.
+}
+
+/// Sums of values over runs of equal consecutive keys; returns the run count.
+template <class K, class V>
+size_type reduce_by_key(const CudaExec& exec, const K* keys, const V* values, size_type n,
+                        K* unique_keys, V* sums) {
+  if (n <= 0) return 0;
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  cuda_detail::ScratchBuffer runs_buffer(exec, sizeof(size_type));
+  std::size_t bytes = 0;
+  STRATA_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(nullptr, bytes, keys, unique_keys, values,
+                                                   sums, runs_buffer.as<size_type>(),
+                                                   ops::Plus{}, n, stream));
+  cuda_detail::ScratchBuffer scratch(exec, bytes);
+  STRATA_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(scratch.data(), bytes, keys, unique_keys,
+                                                   values, sums, runs_buffer.as<size_type>(),
+                                                   ops::Plus{}, n, stream));
+  size_type runs = 0;
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(&runs, runs_buffer.data(), sizeof(size_type),
+                                    cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return runs;
+}
+
+}  // namespace strata

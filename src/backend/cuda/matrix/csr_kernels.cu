@@ -1,0 +1,164 @@
+// CUDA CSR kernels.
+//
+// SpMV for matrices from PDEs (short rows, a few to a few dozen nonzeros)
+// is limited by memory bandwidth. A thread per row reads values and column
+// indices with a stride of the row length (uncoalesced); a warp per row
+// leaves most lanes idle. "CSR-stream" (Greathouse & Daga, SC'14) avoids
+// both: a block takes a contiguous run of rows, all its threads read the run's
+// nonzeros as one contiguous, fully coalesced range and stage the products
+// a_ij * x_j in shared memory, and then one or a few threads per row sum
+// them. The row boundaries come from row_ptr, read once per block. Blocks
+// whose rows do not fit in shared memory, and matrices with long rows, use
+// a warp per row instead.
+
+#include <algorithm>
+
+#include "backend/cuda/base/parallel.cuh"
+#include "kernels/matrix/csr_kernels.hpp"
+#include "kernels/matrix/csr_validate.ipp"
+
+namespace strata::kernels::csr {
+
+namespace {
+
+constexpr int warp_size = 32;
+
+template <class T>
+__device__ __forceinline__ T finish(T alpha, T sum, T beta, const T* y, size_type row) {
+  return beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+/// A warp per row, `warps` rows in flight per block; each row's partial sums
+/// are combined by a fixed shuffle tree (deterministic).
+template <class T>
+__device__ void spmv_warp_rows(size_type first_row, int nrows, const offset_type* row_start,
+                               const index_type* __restrict__ col_idx,
+                               const T* __restrict__ values, T alpha, const T* __restrict__ x,
+                               T beta, T* __restrict__ y) {
+  const int lane = threadIdx.x % warp_size;
+  const int warps = blockDim.x / warp_size;
+  for (int r = threadIdx.x / warp_size; r < nrows; r += warps) {
+    T sum{0};
+    for (offset_type k = row_start[r] + lane; k < row_start[r + 1]; k += warp_size) {
+      sum += values[k] * __ldg(x + col_idx[k]);
+    }
+    for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+      sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    }
+    if (lane == 0) y[first_row + r] = finish(alpha, sum, beta, y, first_row + r);
+  }
+}
+
+/// CSR-stream: BLOCK threads, ROWS rows per block, BLOCK / ROWS threads per
+/// row in the reduction phase. `capacity` products fit in dynamic shared memory.
+template <int BLOCK, int ROWS, class T>
+__global__ void __launch_bounds__(BLOCK)
+    spmv_stream_kernel(size_type rows, const offset_type* __restrict__ row_ptr,
+                       const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y,
+                       int capacity) {
+  constexpr int lanes_per_row = BLOCK / ROWS;
+  static_assert(BLOCK % ROWS == 0 && lanes_per_row <= warp_size);
+  extern __shared__ unsigned char shared_raw[];
+  T* products = reinterpret_cast<T*>(shared_raw);
+  __shared__ offset_type row_start[ROWS + 1];
+
+  const size_type first_row = static_cast<size_type>(blockIdx.x) * ROWS;
+  const int nrows = static_cast<int>(rows - first_row < ROWS ? rows - first_row : size_type{ROWS});
+  for (int t = threadIdx.x; t <= nrows; t += BLOCK) row_start[t] = row_ptr[first_row + t];
+  __syncthreads();
+
+  const offset_type begin = row_start[0];
+  const offset_type count = row_start[nrows] - begin;
+  if (count > capacity) {  // uniform across the block: the rows do not fit
+    spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+    return;
+  }
+  for (int k = threadIdx.x; k < count; k += BLOCK) {
+    products[k] = values[begin + k] * __ldg(x + col_idx[begin + k]);
+  }
+  __syncthreads();
+
+  const int r = threadIdx.x / lanes_per_row;
+  const int lane = threadIdx.x % lanes_per_row;
+  T sum{0};
+  if (r < nrows) {
+    const int row_end = static_cast<int>(row_start[r + 1] - begin);
+    for (int k = static_cast<int>(row_start[r] - begin) + lane; k < row_end; k += lanes_per_row) {
+      sum += products[k];
+    }
+  }
+  if constexpr (lanes_per_row > 1) {
+    for (int offset = lanes_per_row / 2; offset > 0; offset /= 2) {
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes_per_row);
+    }
+  }
+  if (r < nrows && lane == 0) y[first_row + r] = finish(alpha, sum, beta, y, first_row + r);
+}
+
+/// A warp per row for matrices whose rows are long.
+template <int BLOCK, class T>
+__global__ void __launch_bounds__(BLOCK)
+    spmv_vector_kernel(size_type rows, const offset_type* __restrict__ row_ptr,
+                       const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
+  constexpr int ROWS = BLOCK / warp_size;
+  __shared__ offset_type row_start[ROWS + 1];
+  const size_type first_row = static_cast<size_type>(blockIdx.x) * ROWS;
+  const int nrows = static_cast<int>(rows - first_row < ROWS ? rows - first_row : size_type{ROWS});
+  for (int t = threadIdx.x; t <= nrows; t += BLOCK) row_start[t] = row_ptr[first_row + t];
+  __syncthreads();
+  spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+}
+
+template <int BLOCK, int ROWS, class T>
+void launch_stream(cudaStream_t stream, size_type rows, double mean_row, const offset_type* rp,
+                   const index_type* ci, const T* v, T alpha, const T* x, T beta, T* y) {
+  // Room for rows 1.5x longer than the mean (plus slack), within the 48 KB
+  // every block may use without opting in.
+  const int max_capacity = static_cast<int>((48 * 1024 - sizeof(offset_type) * (ROWS + 1)) /
+                                            sizeof(T));
+  const int capacity = std::min<int>(max_capacity, static_cast<int>(ROWS * (mean_row * 1.5 + 4)));
+  const size_type blocks = (rows + ROWS - 1) / ROWS;
+  spmv_stream_kernel<BLOCK, ROWS, T><<<static_cast<unsigned>(blocks), BLOCK,
+                                       capacity * sizeof(T), stream>>>(rows, rp, ci, v, alpha, x,
+                                                                       beta, y, capacity);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+template <class Exec, class T>
+void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
+          const T* values, T alpha, const T* x, T beta, T* y) {
+  if (rows == 0) return;
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  const double mean_row = static_cast<double>(nnz) / static_cast<double>(rows);
+  if (mean_row <= 12) {
+    launch_stream<256, 256>(stream, rows, mean_row, row_ptr, col_idx, values, alpha, x, beta, y);
+  } else if (mean_row <= 40) {
+    launch_stream<256, 64>(stream, rows, mean_row, row_ptr, col_idx, values, alpha, x, beta, y);
+  } else if (mean_row <= 100) {
+    launch_stream<256, 32>(stream, rows, mean_row, row_ptr, col_idx, values, alpha, x, beta, y);
+  } else {
+    constexpr int block = 256;
+    const size_type blocks = (rows + block / warp_size - 1) / (block / warp_size);
+    spmv_vector_kernel<block, T><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
+        rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    STRATA_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, const offset_type*,
+                                    const index_type*, const float*, float, const float*, float,
+                                    float*);
+template void spmv<CudaExec, double>(const CudaExec&, size_type, size_type, const offset_type*,
+                                     const index_type*, const double*, double, const double*,
+                                     double, double*);
+template size_type validate<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
+                                             const offset_type*, const index_type*, const float*);
+template size_type validate<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
+                                              const offset_type*, const index_type*,
+                                              const double*);
+
+}  // namespace strata::kernels::csr

@@ -1,0 +1,56 @@
+// Host CSR kernels: SpMV with a nonzero-balanced split of rows, and the
+// instantiation of the shared validate body.
+
+#include <algorithm>
+
+#include "backend/host/base/parallel.hpp"
+#include "kernels/matrix/csr_kernels.hpp"
+#include "kernels/matrix/csr_validate.ipp"
+
+namespace strata::kernels::csr {
+
+namespace {
+template <class T>
+void spmv_rows(size_type first, size_type last, const offset_type* row_ptr,
+               const index_type* col_idx, const T* values, T alpha, const T* x, T beta, T* y) {
+  for (size_type i = first; i < last; ++i) {
+    T sum{0};
+    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) sum += values[k] * x[col_idx[k]];
+    y[i] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[i];
+  }
+}
+}  // namespace
+
+template <class Exec, class T>
+void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
+          const T* values, T alpha, const T* x, T beta, T* y) {
+  const int threads = host_detail::thread_count(exec);
+  if (threads <= 1 || nnz + rows < host_detail::parallel_threshold) {
+    spmv_rows(0, rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    return;
+  }
+  // Thread t takes the rows whose first nonzero falls in its equal share of
+  // [0, nnz): balanced for matrices with a few very long rows as well.
+  const auto boundary = [&](int t) -> size_type {
+    if (t >= threads) return rows;
+    const offset_type target = nnz / threads * t + std::min<offset_type>(t, nnz % threads);
+    return std::lower_bound(row_ptr, row_ptr + rows, target) - row_ptr;
+  };
+  host_detail::for_each_task(exec, threads, [&](size_type t) {
+    spmv_rows(boundary(int(t)), boundary(int(t) + 1), row_ptr, col_idx, values, alpha, x, beta, y);
+  });
+}
+
+template void spmv<HostExec, float>(const HostExec&, size_type, size_type, const offset_type*,
+                                    const index_type*, const float*, float, const float*, float,
+                                    float*);
+template void spmv<HostExec, double>(const HostExec&, size_type, size_type, const offset_type*,
+                                     const index_type*, const double*, double, const double*,
+                                     double, double*);
+template size_type validate<HostExec, float>(const HostExec&, size_type, size_type, size_type,
+                                             const offset_type*, const index_type*, const float*);
+template size_type validate<HostExec, double>(const HostExec&, size_type, size_type, size_type,
+                                              const offset_type*, const index_type*,
+                                              const double*);
+
+}  // namespace strata::kernels::csr

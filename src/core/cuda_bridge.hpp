@@ -1,0 +1,23 @@
+#pragma once
+// What core code needs from the CUDA runtime, without CUDA headers.
+// Defined in backend/cuda/base/executor.cu; only called when STRATA_WITH_CUDA.
+
+#include <cstddef>
+#include <memory>
+
+#include "strata/core/executor.hpp"
+
+namespace strata::cuda_detail {
+
+std::shared_ptr<detail::CudaContext> context_for(int device);
+void* stream_handle(const detail::CudaContext& context) noexcept;
+void* allocate(const CudaExec& exec, std::size_t bytes);
+void deallocate(const CudaExec& exec, void* pointer) noexcept;
+/// Copy where at least one side is device memory; `exec` orders it.
+void copy(void* dst, const void* src, std::size_t bytes, const CudaExec& exec);
+void synchronize(const CudaExec& exec);
+MemoryStats memory_stats(const CudaExec& exec);
+void reset_peak_memory(const CudaExec& exec);
+int device_count() noexcept;
+
+}  // namespace strata::cuda_detail

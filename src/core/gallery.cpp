@@ -1,0 +1,314 @@
+// Model problems: argument checks and the host-side coefficients (stencils,
+// element stiffness) here; the matrices are generated where they will live,
+// by the kernels of kernels/gallery/gallery_kernels.hpp.
+
+#include "strata/gallery/gallery.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "kernels/gallery/gallery_kernels.hpp"
+
+namespace strata::gallery {
+
+namespace {
+
+/// Defaults of generate("aniso2d", n): strong coupling in x, theta = 0.
+constexpr double aniso2d_epsilon = 0.001;
+constexpr double aniso2d_theta = 0.0;
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+/// Throws unless `value` >= 1.
+void require_size(const char* function, const char* name, size_type value) {
+  if (value < 1) {
+    throw invalid_argument(std::string("gallery::") + function + ": " + name +
+                           " must be >= 1, got " + std::to_string(value));
+  }
+}
+
+/// Throws unless `value` is finite and > 0.
+void require_positive(const char* function, const char* name, double value) {
+  if (!(std::isfinite(value) && value > 0.0)) {
+    throw invalid_argument(std::string("gallery::") + function + ": " + name +
+                           " must be finite and > 0, got " + number(value));
+  }
+}
+
+void require_finite(const char* function, const char* name, double value) {
+  if (!std::isfinite(value)) {
+    throw invalid_argument(std::string("gallery::") + function + ": " + name +
+                           " must be finite, got " + number(value));
+  }
+}
+
+/// The product of `factors` (each >= 1), which is the number of rows of a
+/// matrix and so must fit a 32-bit column index. `formula` says what the
+/// factors are ("nx*ny*nz").
+size_type row_count(const char* function, const char* formula,
+                    std::initializer_list<size_type> factors) {
+  const std::string what = std::string("gallery::") + function + ": number of rows " + formula;
+  size_type product = 1;
+  for (const size_type f : factors) {
+    if (f > std::numeric_limits<size_type>::max() / product) {
+      throw invalid_argument(what + " overflows 64 bits, so it does not fit a 32-bit column index");
+    }
+    product *= f;
+  }
+  return checked_index(product, what.c_str());
+}
+
+size_type grid_rows_2d(const char* function, size_type nx, size_type ny) {
+  require_size(function, "nx", nx);
+  require_size(function, "ny", ny);
+  return row_count(function, "nx*ny", {nx, ny});
+}
+
+size_type grid_rows_3d(const char* function, size_type nx, size_type ny, size_type nz) {
+  require_size(function, "nx", nx);
+  require_size(function, "ny", ny);
+  require_size(function, "nz", nz);
+  return row_count(function, "nx*ny*nz", {nx, ny, nz});
+}
+
+/// The 9-point finite-difference stencil of -div(K grad u), K = Q diag(1, eps) Q^T,
+/// Q the rotation by theta, C = cos(theta), S = sin(theta), h = 1:
+///   K = [k11 k12; k12 k22], k11 = C^2 + eps S^2, k22 = S^2 + eps C^2,
+///   k12 = (1 - eps) C S;
+///   -(k11 u_xx + 2 k12 u_xy + k22 u_yy) with u_xx ~ u(-1,0) - 2u + u(1,0) and
+///   u_xy ~ (u(1,1) - u(1,-1) - u(-1,1) + u(-1,-1)) / 4 gives, as entry[dx+1][dy+1],
+///     [ -k12/2   -k22     +k12/2 ]      (dx = -1, dy = -1..1)
+///     [ -k11    2(1+eps)  -k11   ]      (dx =  0)
+///     [ +k12/2   -k22     -k12/2 ]      (dx = +1)
+/// which is pyamg.gallery.diffusion_stencil_2d(eps, theta, type='FD') with its
+/// first axis read as x (a = 0.5 (eps - 1) CS = -k12/2, b = -(eps SS + CC) = -k11,
+/// d = -(eps CC + SS) = -k22, e = 2 (eps + 1)).
+kernels::gallery::Stencil2d anisotropic_stencil(double epsilon, double theta) {
+  const double C = std::cos(theta), S = std::sin(theta);
+  const double CC = C * C, SS = S * S, CS = C * S;
+  const double corner = 0.5 * (epsilon - 1.0) * CS;  // at (-1,-1) and (1,1)
+  const double x_neighbour = -(epsilon * SS + CC);
+  const double y_neighbour = -(epsilon * CC + SS);
+  const double centre = 2.0 * (epsilon + 1.0);
+  kernels::gallery::Stencil2d s{};
+  s.entry[0][0] = corner, s.entry[0][1] = x_neighbour, s.entry[0][2] = -corner;
+  s.entry[1][0] = y_neighbour, s.entry[1][1] = centre, s.entry[1][2] = y_neighbour;
+  s.entry[2][0] = -corner, s.entry[2][1] = x_neighbour, s.entry[2][2] = corner;
+  return s;
+}
+
+/// The upwind stencil of -nu Laplace(u) + b . grad u, multiplied by h^2:
+/// with h_d = 1/(n_d + 1), h = min_d h_d and r_d = h / h_d (1 on a cube),
+///   lower[d] = -(nu r_d^2 + h r_d max(b_d, 0))      (neighbour at -e_d)
+///   upper[d] = -(nu r_d^2 + h r_d max(-b_d, 0))     (neighbour at +e_d)
+///   diagonal = -sum_d (lower[d] + upper[d]) = sum_d (2 nu r_d^2 + h r_d |b_d|).
+kernels::gallery::Stencil7 convdiff_stencil(size_type nx, size_type ny, size_type nz,
+                                            const ConvDiffOptions& options) {
+  const size_type n[3] = {nx, ny, nz};
+  const size_type finest = std::max({nx, ny, nz});
+  const double h = 1.0 / static_cast<double>(finest + 1);
+  const double nu = options.diffusion;
+  kernels::gallery::Stencil7 s{};
+  s.diagonal = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    const double r = static_cast<double>(n[d] + 1) / static_cast<double>(finest + 1);
+    const double b = options.velocity[static_cast<std::size_t>(d)];
+    const double diffusion = nu * r * r;
+    s.lower[d] = -(diffusion + h * r * std::max(b, 0.0));
+    s.upper[d] = -(diffusion + h * r * std::max(-b, 0.0));
+    s.diagonal -= s.lower[d] + s.upper[d];
+  }
+  return s;
+}
+
+/// Stiffness of the cube [0,h]^3 as a trilinear (Q1) element for isotropic
+/// linear elasticity, by 2x2x2 Gauss quadrature (exact for this element):
+///   K[3a+c][3b+d] = sum_g det(J) ( lambda dN_a/dx_c dN_b/dx_d
+///                                + mu dN_a/dx_d dN_b/dx_c
+///                                + mu delta_cd grad N_a . grad N_b ),
+/// the bilinear form int lambda div u div v + 2 mu eps(u) : eps(v) for
+/// u = N_b e_d, v = N_a e_c; lambda = E nu / ((1 + nu)(1 - 2 nu)),
+/// mu = E / (2 (1 + nu)). Local node a = ax + 2 ay + 4 az sits at h (ax, ay, az)
+/// and N_a(xi) = prod_t (1 + s_t xi_t) / 2 on [-1,1]^3, s_t = 2 a_t - 1; the
+/// Gauss points are xi_t = +-1/sqrt(3) with weight 1, J = (h/2) I. Only the
+/// upper triangle is computed; the lower one is its mirror, so K is exactly
+/// symmetric.
+kernels::gallery::HexStiffness hex8_stiffness(double youngs_modulus, double poisson_ratio,
+                                              double h) {
+  const double E = youngs_modulus, nu = poisson_ratio;
+  const double lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+  const double mu = E / (2.0 * (1.0 + nu));
+  const double g = 1.0 / std::sqrt(3.0);
+  const double det_j = (h / 2.0) * (h / 2.0) * (h / 2.0);
+  kernels::gallery::HexStiffness K{};
+  for (int gp = 0; gp < 8; ++gp) {
+    const double xi[3] = {(gp & 1) ? g : -g, (gp & 2) ? g : -g, (gp & 4) ? g : -g};
+    double grad[8][3];  // grad N_a in physical coordinates at this Gauss point
+    for (int a = 0; a < 8; ++a) {
+      const double s[3] = {(a & 1) ? 1.0 : -1.0, (a & 2) ? 1.0 : -1.0, (a & 4) ? 1.0 : -1.0};
+      const double f[3] = {(1.0 + s[0] * xi[0]) / 2.0, (1.0 + s[1] * xi[1]) / 2.0,
+                           (1.0 + s[2] * xi[2]) / 2.0};
+      // dN/dxi_t = s_t / 2 * (product of the other two factors); dx/dxi = h/2.
+      grad[a][0] = (s[0] / 2.0) * f[1] * f[2] * (2.0 / h);
+      grad[a][1] = f[0] * (s[1] / 2.0) * f[2] * (2.0 / h);
+      grad[a][2] = f[0] * f[1] * (s[2] / 2.0) * (2.0 / h);
+    }
+    for (int r = 0; r < 24; ++r) {
+      const int a = r / 3, c = r % 3;
+      for (int t = r; t < 24; ++t) {
+        const int b = t / 3, d = t % 3;
+        const double dot = grad[a][0] * grad[b][0] + grad[a][1] * grad[b][1] +
+                           grad[a][2] * grad[b][2];
+        double value = lambda * grad[a][c] * grad[b][d] + mu * grad[a][d] * grad[b][c];
+        if (c == d) value += mu * dot;
+        K.entry[r][t] += det_j * value;
+      }
+    }
+  }
+  for (int r = 0; r < 24; ++r) {
+    for (int t = 0; t < r; ++t) K.entry[r][t] = K.entry[t][r];
+  }
+  return K;
+}
+
+}  // namespace
+
+CsrMatrix<double> poisson2d(const Executor& exec, size_type nx, size_type ny) {
+  grid_rows_2d("poisson2d", nx, ny);
+  return exec.visit([&](const auto& e) { return kernels::gallery::poisson2d(e, nx, ny); });
+}
+
+CsrMatrix<double> poisson2d_9pt(const Executor& exec, size_type nx, size_type ny) {
+  grid_rows_2d("poisson2d_9pt", nx, ny);
+  return exec.visit([&](const auto& e) { return kernels::gallery::poisson2d_9pt(e, nx, ny); });
+}
+
+CsrMatrix<double> poisson3d(const Executor& exec, size_type nx, size_type ny, size_type nz) {
+  grid_rows_3d("poisson3d", nx, ny, nz);
+  return exec.visit(
+      [&](const auto& e) { return kernels::gallery::poisson3d(e, nx, ny, nz); });
+}
+
+CsrMatrix<double> diffusion3d_27pt(const Executor& exec, size_type nx, size_type ny,
+                                   size_type nz) {
+  grid_rows_3d("diffusion3d_27pt", nx, ny, nz);
+  return exec.visit(
+      [&](const auto& e) { return kernels::gallery::diffusion3d_27pt(e, nx, ny, nz); });
+}
+
+CsrMatrix<double> anisotropic2d(const Executor& exec, size_type nx, size_type ny,
+                                double epsilon, double theta) {
+  grid_rows_2d("anisotropic2d", nx, ny);
+  require_positive("anisotropic2d", "epsilon", epsilon);
+  require_finite("anisotropic2d", "theta", theta);
+  const kernels::gallery::Stencil2d stencil = anisotropic_stencil(epsilon, theta);
+  return exec.visit(
+      [&](const auto& e) { return kernels::gallery::anisotropic2d(e, nx, ny, stencil); });
+}
+
+CsrMatrix<double> jumps3d(const Executor& exec, size_type nx, size_type ny, size_type nz,
+                          const JumpsOptions& options) {
+  grid_rows_3d("jumps3d", nx, ny, nz);
+  require_positive("jumps3d", "options.contrast", options.contrast);
+  if (options.inclusions_per_dim < 1) {
+    throw invalid_argument("gallery::jumps3d: options.inclusions_per_dim must be >= 1, got " +
+                           std::to_string(options.inclusions_per_dim));
+  }
+  return exec.visit([&](const auto& e) {
+    return kernels::gallery::jumps3d(e, nx, ny, nz, options.contrast,
+                                     options.inclusions_per_dim);
+  });
+}
+
+CsrMatrix<double> convdiff3d(const Executor& exec, size_type nx, size_type ny, size_type nz,
+                             const ConvDiffOptions& options) {
+  grid_rows_3d("convdiff3d", nx, ny, nz);
+  require_positive("convdiff3d", "options.diffusion", options.diffusion);
+  require_finite("convdiff3d", "options.velocity[0]", options.velocity[0]);
+  require_finite("convdiff3d", "options.velocity[1]", options.velocity[1]);
+  require_finite("convdiff3d", "options.velocity[2]", options.velocity[2]);
+  const kernels::gallery::Stencil7 stencil = convdiff_stencil(nx, ny, nz, options);
+  return exec.visit(
+      [&](const auto& e) { return kernels::gallery::convdiff3d(e, nx, ny, nz, stencil); });
+}
+
+ElasticityProblem elasticity3d(const Executor& exec, size_type ne,
+                               const ElasticityOptions& options) {
+  require_size("elasticity3d", "ne", ne);
+  const size_type rows = row_count("elasticity3d", "3*ne*(ne+1)^2", {3, ne, ne + 1, ne + 1});
+  require_positive("elasticity3d", "options.youngs_modulus", options.youngs_modulus);
+  const double nu = options.poisson_ratio;
+  if (!(nu > -1.0 && nu < 0.5)) {
+    throw invalid_argument(
+        "gallery::elasticity3d: options.poisson_ratio must lie in (-1, 0.5), got " + number(nu));
+  }
+  const kernels::gallery::HexStiffness element =
+      hex8_stiffness(options.youngs_modulus, nu, 1.0 / static_cast<double>(ne));
+
+  ElasticityProblem problem;
+  problem.A = exec.visit(
+      [&](const auto& e) { return kernels::gallery::elasticity3d(e, ne, element); });
+  problem.coordinates = Vector<double>(exec, rows);
+  double* coordinates = problem.coordinates.data();
+  exec.visit([&](const auto& e) { kernels::gallery::elasticity_coordinates(e, ne, coordinates); });
+  problem.rigid_body_modes = rigid_body_modes(problem.coordinates);
+  return problem;
+}
+
+std::vector<Vector<double>> rigid_body_modes(const Vector<double>& coordinates) {
+  const size_type n = coordinates.size();
+  if (n % 3 != 0) {
+    throw invalid_argument(
+        "gallery::rigid_body_modes: coordinates.size() must be a multiple of 3 (x, y, z per "
+        "node), got " +
+        std::to_string(n));
+  }
+  std::vector<Vector<double>> modes;
+  modes.reserve(6);
+  kernels::gallery::ModePointers pointers{};
+  for (int m = 0; m < 6; ++m) {
+    modes.emplace_back(coordinates.executor(), n);
+    pointers.mode[m] = modes.back().data();
+  }
+  const double* xyz = coordinates.data();
+  coordinates.executor().visit(
+      [&](const auto& e) { kernels::gallery::rigid_body_modes(e, n / 3, xyz, pointers); });
+  return modes;
+}
+
+const std::vector<std::string>& problem_names() {
+  static const std::vector<std::string> names = {"poisson2d", "poisson2d9",  "poisson3d",
+                                                 "diffusion27", "aniso2d",   "jumps3d",
+                                                 "convdiff3d",  "elasticity3d"};
+  return names;
+}
+
+CsrMatrix<double> generate(const std::string& name, size_type n, const Executor& exec) {
+  if (n < 1) {
+    throw invalid_argument("gallery::generate: n must be >= 1, got " + std::to_string(n) +
+                           " (problem '" + name + "')");
+  }
+  if (name == "poisson2d") return poisson2d(exec, n, n);
+  if (name == "poisson2d9") return poisson2d_9pt(exec, n, n);
+  if (name == "poisson3d") return poisson3d(exec, n, n, n);
+  if (name == "diffusion27") return diffusion3d_27pt(exec, n, n, n);
+  if (name == "aniso2d") return anisotropic2d(exec, n, n, aniso2d_epsilon, aniso2d_theta);
+  if (name == "jumps3d") return jumps3d(exec, n, n, n);
+  if (name == "convdiff3d") return convdiff3d(exec, n, n, n);
+  if (name == "elasticity3d") return std::move(elasticity3d(exec, n).A);
+  std::string valid;
+  for (const std::string& known : problem_names()) valid += (valid.empty() ? "" : ", ") + known;
+  throw invalid_argument("gallery::generate: unknown problem name '" + name +
+                         "'; valid names: " + valid);
+}
+
+}  // namespace strata::gallery

@@ -1,0 +1,39 @@
+#pragma once
+// Kernel contract for the Array-level primitives of strata/core/primitives.hpp.
+// One declaration per kernel; the bodies (primitives_kernels.ipp) are
+// instantiated once per backend. Arguments are raw pointers in the
+// executor's memory; the public entry points have checked locations.
+
+#include <utility>
+
+#include "strata/core/executor.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::kernels::base {
+
+/// data[i] = value
+template <class Exec, class T>
+void fill(const Exec& exec, T* data, size_type n, T value);
+/// sum_i data[i]
+template <class Exec, class T>
+T sum(const Exec& exec, const T* data, size_type n);
+/// {min_i data[i], max_i data[i]}; n > 0
+template <class Exec, class T>
+std::pair<T, T> min_max(const Exec& exec, const T* data, size_type n);
+template <class Exec, class T>
+T exclusive_scan(const Exec& exec, const T* in, T* out, size_type n);
+template <class Exec, class T>
+void inclusive_scan(const Exec& exec, const T* in, T* out, size_type n);
+template <class Exec, class K, class V>
+void stable_sort_by_key(const Exec& exec, K* keys, V* values, size_type n);
+template <class Exec, class K, class V>
+size_type reduce_by_key(const Exec& exec, const K* keys, const V* values, size_type n,
+                        K* unique_keys, V* sums);
+/// dst[i] = src[map[i]], i < n
+template <class Exec, class T, class I>
+void gather(const Exec& exec, const T* src, const I* map, T* dst, size_type n);
+/// dst[map[i]] = src[i], i < n
+template <class Exec, class T, class I>
+void scatter(const Exec& exec, const T* src, const I* map, T* dst, size_type n);
+
+}  // namespace strata::kernels::base

@@ -1,0 +1,39 @@
+#pragma once
+// Kernel contract for CSR matrices.
+
+#include "strata/core/executor.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::kernels::csr {
+
+/// y = alpha A x + beta y for the rows x cols CSR matrix (row_ptr, col_idx,
+/// values). beta == 0 overwrites y. Each row is summed in a fixed order, so
+/// the result repeats bit for bit.
+///
+/// Host: rows are split between threads so that each gets an equal share of
+/// nonzeros (not of rows). CUDA: "CSR-stream" for short rows (a block stages
+/// the products of a contiguous run of rows in shared memory with fully
+/// coalesced loads, then reduces each row from there), a warp per row for
+/// long rows or for blocks whose rows do not fit.
+template <class Exec, class T>
+void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
+          const T* values, T alpha, const T* x, T beta, T* y);
+
+/// Codes of validate().
+enum class CsrDefect : int {
+  none = 0,
+  decreasing_row_ptr = 1,
+  column_out_of_range = 2,
+  duplicate_column = 3,
+  non_finite_value = 4,
+  row_ptr_out_of_range = 5,
+};
+
+/// Returns row * 8 + code of the first defective row (smallest row index),
+/// or -1 when the matrix is well formed. row_ptr must have rows+1 entries;
+/// row_ptr[0] == 0 and row_ptr[rows] == nnz are checked by the caller.
+template <class Exec, class T>
+size_type validate(const Exec& exec, size_type rows, size_type cols, size_type nnz,
+                   const offset_type* row_ptr, const index_type* col_idx, const T* values);
+
+}  // namespace strata::kernels::csr

@@ -1,0 +1,128 @@
+// Array and Executor: ownership, explicit copies, location checks.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "strata/core/array.hpp"
+#include "strata/core/primitives.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+TEST(Executor, HostIsDefaultAndNamed) {
+  Executor e;
+  EXPECT_TRUE(e.is_host());
+  EXPECT_EQ(e.name(), "host");
+  EXPECT_EQ(e, Executor::host(3));  // one host memory, whatever the threads
+  EXPECT_THROW(HostExec(-1), invalid_argument);
+}
+
+TEST(Executor, CudaWithoutDeviceIsAClearError) {
+  if (cuda_available()) GTEST_SKIP() << "a CUDA device is present";
+  try {
+    Executor::cuda();
+    FAIL() << "expected an exception";
+  } catch (const error& e) {
+    // not_compiled in a CPU build, cuda_error without a device.
+    EXPECT_TRUE(dynamic_cast<const not_compiled*>(&e) || dynamic_cast<const cuda_error*>(&e));
+  }
+}
+
+TEST(Array, ConstructFillAndCopy) {
+  Array<double> a(Executor::host(), 5, 2.5);
+  EXPECT_EQ(a.size(), 5);
+  EXPECT_EQ(a.location(), Location::host);
+  for (double v : a.host_view()) EXPECT_EQ(v, 2.5);
+  Array<double> b = a.to(Executor::host());
+  b.host_view()[0] = 1.0;
+  EXPECT_EQ(a.host_view()[0], 2.5) << "to() must be a deep copy";
+  Array<double> c(Executor::host(), {1.0, 2.0, 3.0});
+  EXPECT_EQ(c.to_vector(), (std::vector<double>{1.0, 2.0, 3.0}));
+  Array<double> moved = std::move(c);
+  EXPECT_EQ(moved.size(), 3);
+  EXPECT_EQ(c.size(), 0);  // NOLINT(bugprone-use-after-move): moved-from is empty
+}
+
+TEST(Array, CopyChecksSizes) {
+  Array<int> a(Executor::host(), 3, 1), b(Executor::host(), 4, 0);
+  EXPECT_THROW(copy(a, b), dimension_mismatch);
+  Array<int> c(Executor::host(), 3, 0);
+  copy(a, c);
+  EXPECT_EQ(c.to_vector(), (std::vector<int>{1, 1, 1}));
+}
+
+TEST(Array, NegativeSizeIsRejected) {
+  EXPECT_THROW(Array<double>(Executor::host(), -1), invalid_argument);
+}
+
+TEST(Array, HostOutOfMemoryIsCatchable) {
+  // A request no machine can satisfy: the error is catchable and names the size.
+  try {
+    Array<double> huge(Executor::host(), size_type{1} << 60);
+    FAIL() << "expected out_of_memory";
+  } catch (const out_of_memory& e) {
+    EXPECT_GT(e.requested_bytes(), 0u);
+    EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos);
+  }
+  Array<double> fine(Executor::host(), 10, 0.0);  // and the allocator still works
+  EXPECT_EQ(fine.size(), 10);
+}
+
+TEST(Array, HostMemoryStatsTrackPeak) {
+  Executor host;
+  host.reset_peak_memory();
+  const auto before = host.memory_stats().in_use;
+  {
+    Array<double> a(host, 1 << 20);
+    EXPECT_GE(host.memory_stats().in_use, before + (8u << 20));
+  }
+  EXPECT_EQ(host.memory_stats().in_use, before);
+  EXPECT_GE(host.memory_stats().peak_in_use, before + (8u << 20));
+}
+
+TEST(ArrayDevice, RoundTripAndLocationChecks) {
+  STRATA_REQUIRE_DEVICE();
+  auto dev = Executor::cuda();
+  Array<double> h(Executor::host(), {1.0, 2.0, 3.0, 4.0});
+  Array<double> d = h.to(dev);
+  EXPECT_EQ(d.location(), Location::cuda);
+  EXPECT_THROW((void)d.host_view(), location_mismatch);
+  EXPECT_EQ(d.to_vector(), h.to_vector());
+  d.fill(7.0);
+  EXPECT_EQ(d.to_vector(), (std::vector<double>{7, 7, 7, 7}));
+  Array<double> d2(dev, 4);
+  copy(d, d2);
+  EXPECT_EQ(d2.to_vector(), d.to_vector());
+  // Mixing locations in a kernel is an error, never a silent copy.
+  EXPECT_THROW(exclusive_scan(h, d), location_mismatch);
+}
+
+TEST(ArrayDevice, OutOfMemoryIsCatchableAndObjectsSurvive) {
+  STRATA_REQUIRE_DEVICE();
+  auto dev = Executor::cuda();
+  Array<double> keep(dev, 1000, 1.0);
+  try {
+    Array<double> huge(dev, size_type{1} << 50);  // 8 PiB
+    FAIL() << "expected out_of_memory";
+  } catch (const out_of_memory& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda:0"), std::string::npos);
+  }
+  EXPECT_EQ(reduce_sum(keep), 1000.0);  // earlier objects are intact and usable
+  Array<double> after(dev, 1000, 2.0);
+  EXPECT_EQ(reduce_sum(after), 2000.0);
+}
+
+TEST(ArrayDevice, PoolReportsPeak) {
+  STRATA_REQUIRE_DEVICE();
+  auto dev = Executor::cuda();
+  dev.reset_peak_memory();
+  { Array<double> a(dev, 1 << 24); }
+  const auto stats = dev.memory_stats();
+  EXPECT_GE(stats.peak_in_use, std::size_t{8} << 24);
+  EXPECT_GE(stats.reserved, stats.in_use);
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,112 @@
+// CsrMatrix construction, validation, analysis and SpMV.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "strata/matrix/csr.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+// [ 4 -1  0  0  0 ]
+// [-1  4 -1  0  0 ]
+// [ 0 -1  4  0  2 ]
+// [ 0  0  0  0  0 ]   (an empty row)
+// [ 0  0  2  0  5 ]
+CsrMatrix<double> small(const Executor& e) {
+  return CsrMatrix<double>(5, 5, Array<offset_type>(e, {0, 2, 5, 8, 8, 10}),
+                           Array<index_type>(e, {0, 1, 0, 1, 2, 1, 2, 4, 2, 4}),
+                           Array<double>(e, {4, -1, -1, 4, -1, -1, 4, 2, 2, 5}));
+}
+
+class Csr : public test::OnExecutor {};
+
+TEST_P(Csr, SpmvSmallHandChecked) {
+  auto A = small(exec());
+  A.validate();
+  Vector<double> x(Array<double>(exec(), {1, 2, 3, 4, 5}));
+  Vector<double> y(Array<double>(exec(), {1, 1, 1, 1, 1}));
+  spmv(2.0, A, x, 1.0, y);  // y = 2 A x + y
+  // A x = {2, 4, 20, 0, 31}
+  EXPECT_EQ(y.to_vector(), (std::vector<double>{5, 9, 41, 1, 63}));
+  spmv(A, x, y);
+  EXPECT_EQ(y.to_vector(), (std::vector<double>{2, 4, 20, 0, 31}));
+}
+
+TEST_P(Csr, SpmvChecksOperands) {
+  auto A = small(exec());
+  Vector<double> x(exec(), 4, 1.0), y(exec(), 5, 0.0);
+  EXPECT_THROW(spmv(A, x, y), dimension_mismatch);
+  Vector<double> same(exec(), 5, 1.0);
+  EXPECT_THROW(spmv(A, same, same), invalid_argument);
+}
+
+TEST_P(Csr, ValidateNamesTheBadRow) {
+  const auto e = exec();
+  auto bad_col = CsrMatrix<double>(2, 2, Array<offset_type>(e, {0, 1, 2}),
+                                   Array<index_type>(e, {0, 5}), Array<double>(e, {1, 1}));
+  try {
+    bad_col.validate();
+    FAIL();
+  } catch (const invalid_argument& err) {
+    EXPECT_NE(std::string(err.what()).find("row 1"), std::string::npos) << err.what();
+  }
+  auto dup = CsrMatrix<double>(1, 3, Array<offset_type>(e, {0, 3}),
+                               Array<index_type>(e, {2, 0, 2}), Array<double>(e, {1, 1, 1}));
+  EXPECT_THROW(dup.validate(), invalid_argument);
+  auto nan = CsrMatrix<double>(1, 1, Array<offset_type>(e, {0, 1}), Array<index_type>(e, {0}),
+                               Array<double>(e, {NAN}));
+  EXPECT_THROW(nan.validate(), invalid_argument);
+  auto bad_ptr = CsrMatrix<double>(2, 2, Array<offset_type>(e, {0, 2, 1}),
+                                   Array<index_type>(e, {0}), Array<double>(e, {1}));
+  EXPECT_THROW(bad_ptr.validate(), invalid_argument);
+}
+
+TEST(CsrHost, ConstructorChecksSizes) {
+  const auto e = Executor::host();
+  EXPECT_THROW(CsrMatrix<double>(2, 2, Array<offset_type>(e, {0, 1}), Array<index_type>(e, {0}),
+                                 Array<double>(e, {1})),
+               dimension_mismatch);
+  EXPECT_THROW(CsrMatrix<double>(1, 1, Array<offset_type>(e, {0, 1}), Array<index_type>(e, {0}),
+                                 Array<double>(e, {1, 2})),
+               dimension_mismatch);
+  EXPECT_THROW(CsrMatrix<double>(1, size_type{1} << 32, Array<offset_type>(e, {0, 0}),
+                                 Array<index_type>(e, 0), Array<double>(e, 0)),
+               invalid_argument);
+}
+
+TEST(CsrHost, AnalyzeReportsProperties) {
+  const auto p = analyze(small(Executor::host()));
+  EXPECT_EQ(p.rows, 5);
+  EXPECT_EQ(p.nnz, 10);
+  EXPECT_EQ(p.min_row_nnz, 0);
+  EXPECT_EQ(p.max_row_nnz, 3);
+  EXPECT_EQ(p.empty_rows, 1);
+  EXPECT_TRUE(p.structurally_symmetric);
+  EXPECT_TRUE(p.numerically_symmetric);
+  EXPECT_EQ(p.positive_diagonal, 4);
+  EXPECT_EQ(p.zero_diagonal, 1);
+  EXPECT_EQ(p.diagonally_dominant_rows, 5);  // the empty row: 0 >= 0
+  EXPECT_EQ(p.strictly_diagonally_dominant_rows, 4);
+
+  const auto e = Executor::host();
+  auto nonsym = CsrMatrix<double>(2, 2, Array<offset_type>(e, {0, 2, 4}),
+                                  Array<index_type>(e, {1, 0, 0, 1}),
+                                  Array<double>(e, {-1, 2, -3, 2}));
+  const auto q = analyze(nonsym);
+  EXPECT_TRUE(q.structurally_symmetric);
+  EXPECT_FALSE(q.numerically_symmetric);
+  EXPECT_DOUBLE_EQ(q.max_asymmetry, 2.0);
+}
+
+TEST(CsrDevice, AnalyzeRefusesDeviceMatrix) {
+  STRATA_REQUIRE_DEVICE();
+  EXPECT_THROW(analyze(small(Executor::cuda())), location_mismatch);
+}
+
+STRATA_INSTANTIATE_ON_EXECUTORS(Csr);
+
+}  // namespace
+}  // namespace strata
