@@ -1,1 +1,38 @@
-int main(){}
+// strata: the command-line face of the library.
+//
+//   strata info FILE.mtx|PROBLEM      what a matrix is like
+//   strata gen PROBLEM --n N -o F     write a gallery problem
+//   strata spmv PROBLEM|FILE          SpMV benchmark (beside cuSPARSE on the device)
+//
+// Every subcommand takes --json and then prints exactly one JSON object.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "strata/strata.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Strata: algebraic multigrid and Krylov solvers on GPUs and CPUs", "strata"};
+  app.set_version_flag("--version", std::string("strata ") + STRATA_VERSION_STRING +
+                                        (STRATA_WITH_CUDA ? " (CUDA)" : " (host only)"));
+  app.require_subcommand(1);
+  strata::app::Common common;
+  strata::app::add_info(app, common);
+  strata::app::add_gen(app, common);
+  strata::app::add_spmv(app, common);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    if (common.json) {
+      std::printf("%s\n", nlohmann::json{{"error", e.what()}}.dump(2).c_str());
+    } else {
+      std::fprintf(stderr, "strata: error: %s\n", e.what());
+    }
+    return 1;
+  }
+  return 0;
+}

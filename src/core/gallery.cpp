@@ -166,8 +166,8 @@ kernels::gallery::HexStiffness hex8_stiffness(double youngs_modulus, double pois
       const int a = r / 3, c = r % 3;
       for (int t = r; t < 24; ++t) {
         const int b = t / 3, d = t % 3;
-        const double dot = grad[a][0] * grad[b][0] + grad[a][1] * grad[b][1] +
-                           grad[a][2] * grad[b][2];
+        const double dot =
+            grad[a][0] * grad[b][0] + grad[a][1] * grad[b][1] + grad[a][2] * grad[b][2];
         double value = lambda * grad[a][c] * grad[b][d] + mu * grad[a][d] * grad[b][c];
         if (c == d) value += mu * dot;
         K.entry[r][t] += det_j * value;
@@ -194,19 +194,17 @@ CsrMatrix<double> poisson2d_9pt(const Executor& exec, size_type nx, size_type ny
 
 CsrMatrix<double> poisson3d(const Executor& exec, size_type nx, size_type ny, size_type nz) {
   grid_rows_3d("poisson3d", nx, ny, nz);
-  return exec.visit(
-      [&](const auto& e) { return kernels::gallery::poisson3d(e, nx, ny, nz); });
+  return exec.visit([&](const auto& e) { return kernels::gallery::poisson3d(e, nx, ny, nz); });
 }
 
-CsrMatrix<double> diffusion3d_27pt(const Executor& exec, size_type nx, size_type ny,
-                                   size_type nz) {
+CsrMatrix<double> diffusion3d_27pt(const Executor& exec, size_type nx, size_type ny, size_type nz) {
   grid_rows_3d("diffusion3d_27pt", nx, ny, nz);
   return exec.visit(
       [&](const auto& e) { return kernels::gallery::diffusion3d_27pt(e, nx, ny, nz); });
 }
 
-CsrMatrix<double> anisotropic2d(const Executor& exec, size_type nx, size_type ny,
-                                double epsilon, double theta) {
+CsrMatrix<double> anisotropic2d(const Executor& exec, size_type nx, size_type ny, double epsilon,
+                                double theta) {
   grid_rows_2d("anisotropic2d", nx, ny);
   require_positive("anisotropic2d", "epsilon", epsilon);
   require_finite("anisotropic2d", "theta", theta);
@@ -224,8 +222,7 @@ CsrMatrix<double> jumps3d(const Executor& exec, size_type nx, size_type ny, size
                            std::to_string(options.inclusions_per_dim));
   }
   return exec.visit([&](const auto& e) {
-    return kernels::gallery::jumps3d(e, nx, ny, nz, options.contrast,
-                                     options.inclusions_per_dim);
+    return kernels::gallery::jumps3d(e, nx, ny, nz, options.contrast, options.inclusions_per_dim);
   });
 }
 
@@ -244,6 +241,7 @@ CsrMatrix<double> convdiff3d(const Executor& exec, size_type nx, size_type ny, s
 ElasticityProblem elasticity3d(const Executor& exec, size_type ne,
                                const ElasticityOptions& options) {
   require_size("elasticity3d", "ne", ne);
+  checked_index(ne, "gallery::elasticity3d: ne");  // so that ne + 1 below cannot overflow
   const size_type rows = row_count("elasticity3d", "3*ne*(ne+1)^2", {3, ne, ne + 1, ne + 1});
   require_positive("elasticity3d", "options.youngs_modulus", options.youngs_modulus);
   const double nu = options.poisson_ratio;
@@ -255,8 +253,8 @@ ElasticityProblem elasticity3d(const Executor& exec, size_type ne,
       hex8_stiffness(options.youngs_modulus, nu, 1.0 / static_cast<double>(ne));
 
   ElasticityProblem problem;
-  problem.A = exec.visit(
-      [&](const auto& e) { return kernels::gallery::elasticity3d(e, ne, element); });
+  problem.A =
+      exec.visit([&](const auto& e) { return kernels::gallery::elasticity3d(e, ne, element); });
   problem.coordinates = Vector<double>(exec, rows);
   double* coordinates = problem.coordinates.data();
   exec.visit([&](const auto& e) { kernels::gallery::elasticity_coordinates(e, ne, coordinates); });
@@ -286,8 +284,8 @@ std::vector<Vector<double>> rigid_body_modes(const Vector<double>& coordinates) 
 }
 
 const std::vector<std::string>& problem_names() {
-  static const std::vector<std::string> names = {"poisson2d", "poisson2d9",  "poisson3d",
-                                                 "diffusion27", "aniso2d",   "jumps3d",
+  static const std::vector<std::string> names = {"poisson2d",   "poisson2d9",  "poisson3d",
+                                                 "diffusion27", "aniso2d",     "jumps3d",
                                                  "convdiff3d",  "elasticity3d"};
   return names;
 }
@@ -304,7 +302,7 @@ CsrMatrix<double> generate(const std::string& name, size_type n, const Executor&
   if (name == "aniso2d") return anisotropic2d(exec, n, n, aniso2d_epsilon, aniso2d_theta);
   if (name == "jumps3d") return jumps3d(exec, n, n, n);
   if (name == "convdiff3d") return convdiff3d(exec, n, n, n);
-  if (name == "elasticity3d") return std::move(elasticity3d(exec, n).A);
+  if (name == "elasticity3d") return elasticity3d(exec, n).A;
   std::string valid;
   for (const std::string& known : problem_names()) valid += (valid.empty() ? "" : ", ") + known;
   throw invalid_argument("gallery::generate: unknown problem name '" + name +

@@ -119,6 +119,16 @@ struct ElasticityOptions {
   double poisson_ratio = 0.3;
 };
 
+/// What elasticity3d returns.
+struct ElasticityProblem {
+  CsrMatrix<double> A;
+  /// Node coordinates, 3 per node interleaved (x, y, z), on the same executor.
+  Vector<double> coordinates;
+  /// The six rigid-body modes (3 translations, then rotations about x, y,
+  /// z), each a vector of A.rows() entries, on the same executor.
+  std::vector<Vector<double>> rigid_body_modes;
+};
+
 /// 3D linear elasticity on the unit cube cut into ne x ne x ne trilinear (Q1)
 /// hexahedra of side h = 1/ne, 3 unknowns per node interleaved (u_x, u_y,
 /// u_z of node p are rows 3p, 3p+1, 3p+2). The face x = 0 is clamped: its
@@ -137,14 +147,6 @@ struct ElasticityOptions {
 /// stored as full 3x3 blocks even where an entry is zero, so there are
 /// 9 (3 ne - 2)(3 ne + 1)^2 nonzeros. SPD. A times a rigid-body mode
 /// vanishes at every row whose node has no clamped neighbour (i >= 2).
-struct ElasticityProblem {
-  CsrMatrix<double> A;
-  /// Node coordinates, 3 per node interleaved (x, y, z), on the same executor.
-  Vector<double> coordinates;
-  /// The six rigid-body modes (3 translations, then rotations about x, y,
-  /// z), each a vector of A.rows() entries, on the same executor.
-  std::vector<Vector<double>> rigid_body_modes;
-};
 ElasticityProblem elasticity3d(const Executor& exec, size_type ne,
                                const ElasticityOptions& options = {});
 

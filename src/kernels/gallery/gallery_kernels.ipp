@@ -169,8 +169,8 @@ struct Jumps3dRow {
   /// Whether the centre (i + 1/2) / n of cell i lies in an odd coefficient
   /// cell, i.e. floor((i + 1/2) / n * pattern) is odd; exact integer arithmetic.
   STRATA_HD bool in_odd_cell(size_type i, size_type n) const {
-    const std::uint64_t c = (2 * static_cast<std::uint64_t>(i) + 1) * pattern /
-                            (2 * static_cast<std::uint64_t>(n));
+    const std::uint64_t c =
+        (2 * static_cast<std::uint64_t>(i) + 1) * pattern / (2 * static_cast<std::uint64_t>(n));
     return c % 2 == 1;
   }
   STRATA_HD double kappa(size_type i, size_type j, size_type k) const {
@@ -311,8 +311,7 @@ CsrMatrix<double> jumps3d(const Exec& exec, size_type nx, size_type ny, size_typ
                           double contrast, int inclusions_per_dim) {
   const size_type n = nx * ny * nz;
   const std::uint64_t pattern = 2 * static_cast<std::uint64_t>(inclusions_per_dim) + 1;
-  return detail::assemble_by_rows(exec, n, n,
-                                  detail::Jumps3dRow{nx, ny, nz, contrast, pattern});
+  return detail::assemble_by_rows(exec, n, n, detail::Jumps3dRow{nx, ny, nz, contrast, pattern});
 }
 
 template <class Exec>

@@ -8,8 +8,7 @@ template CsrMatrix<double> poisson2d(const CudaExec&, size_type, size_type);
 template CsrMatrix<double> poisson2d_9pt(const CudaExec&, size_type, size_type);
 template CsrMatrix<double> poisson3d(const CudaExec&, size_type, size_type, size_type);
 template CsrMatrix<double> diffusion3d_27pt(const CudaExec&, size_type, size_type, size_type);
-template CsrMatrix<double> anisotropic2d(const CudaExec&, size_type, size_type,
-                                         const Stencil2d&);
+template CsrMatrix<double> anisotropic2d(const CudaExec&, size_type, size_type, const Stencil2d&);
 template CsrMatrix<double> jumps3d(const CudaExec&, size_type, size_type, size_type, double, int);
 template CsrMatrix<double> convdiff3d(const CudaExec&, size_type, size_type, size_type,
                                       const Stencil7&);

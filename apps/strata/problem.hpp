@@ -1,0 +1,36 @@
+#pragma once
+// Turning a command-line problem argument (a gallery name or a .mtx file)
+// into a matrix on the requested executor.
+
+#include <string>
+
+#include "strata/strata.hpp"
+
+namespace strata::app {
+
+struct Problem {
+  /// The gallery name or the file path, as given.
+  std::string name;
+  /// "gallery" or "file".
+  std::string source;
+  /// The size parameter used (0 for files).
+  size_type n = 0;
+  CsrMatrix<double> A;
+  /// Seconds spent generating or reading (and moving to the executor).
+  double load_seconds = 0;
+};
+
+/// The size a gallery problem gets when --n is not given.
+size_type default_size(const std::string& name);
+
+/// A gallery problem (name from gallery::problem_names()) or a MatrixMarket
+/// file (anything ending in .mtx or naming an existing file), on `exec`.
+/// Files are read on the host and then moved, explicitly, to `exec`.
+Problem load_problem(const std::string& spec, size_type n, const Executor& exec);
+
+/// The executor picked by --host / --device (default: device when one is
+/// usable, else host). Throws invalid_argument when both flags are given and
+/// not_compiled / cuda_error when --device cannot be honoured.
+Executor pick_executor(bool host, bool device);
+
+}  // namespace strata::app
