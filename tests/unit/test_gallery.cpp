@@ -116,7 +116,9 @@ void expect_well_formed(const HostCsr& A) {
     for (offset_type k = A.ptr[i]; k < A.ptr[i + 1]; ++k) {
       ASSERT_GE(A.col[k], 0) << "row " << i;
       ASSERT_LT(A.col[k], A.cols) << "row " << i;
-      if (k > A.ptr[i]) ASSERT_LT(A.col[k - 1], A.col[k]) << "row " << i << " not ascending";
+      if (k > A.ptr[i]) {
+        ASSERT_LT(A.col[k - 1], A.col[k]) << "row " << i << " not ascending";
+      }
       ASSERT_TRUE(std::isfinite(A.val[k])) << "row " << i;
     }
   }

@@ -36,7 +36,8 @@ namespace strata::cuda_detail {
 
 inline cudaStream_t stream_of(const CudaExec& exec) { return exec.context().stream; }
 
-/// Makes `exec`'s device current for the calling thread.
+/// Makes `exec`'s device current for the calling thread (kernels launch on
+/// the current device). Cheap when it already is.
 void activate(const CudaExec& exec);
 
 /// Scratch memory from the executor's pool, freed (stream-ordered) on scope exit.

@@ -41,6 +41,7 @@ void* stream_handle(const detail::CudaContext& context) noexcept { return contex
 
 void* allocate(const CudaExec& exec, std::size_t bytes) {
   if (bytes == 0) return nullptr;
+  activate(exec);
   auto& ctx = exec.context();
   void* p = nullptr;
   cudaError_t status = cudaMallocFromPoolAsync(&p, bytes, ctx.pool, ctx.stream);

@@ -73,6 +73,7 @@ inline unsigned grid_for(size_type n, int block) {
 template <class F>
 void parallel_for(const CudaExec& exec, size_type n, F f) {
   if (n <= 0) return;
+  cuda_detail::activate(exec);
   cuda_detail::for_each_kernel<<<cuda_detail::grid_for(n, cuda_detail::for_block),
                                  cuda_detail::for_block, 0, cuda_detail::stream_of(exec)>>>(n, f);
   STRATA_CUDA_CHECK(cudaGetLastError());
@@ -83,6 +84,7 @@ template <class T, class Map, class Op>
 T transform_reduce(const CudaExec& exec, size_type n, T identity, Map map, Op op) {
   using namespace cuda_detail;
   if (n <= 0) return identity;
+  activate(exec);
   const size_type blocks = std::min<size_type>((n + reduce_block - 1) / reduce_block,
                                                reduce_max_blocks);
   ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks + 1));
@@ -105,6 +107,7 @@ T transform_reduce(const CudaExec& exec, size_type n, T identity, Map map, Op op
 template <class T>
 T exclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
   if (n <= 0) return T{};
+  cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
   T last_in{}, last_out{};
   STRATA_CUDA_CHECK(
@@ -123,6 +126,7 @@ T exclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
 template <class T>
 void inclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
   if (n <= 0) return;
+  cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
   std::size_t bytes = 0;
   STRATA_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n, stream));
@@ -134,6 +138,7 @@ void inclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
 template <class K, class V>
 void stable_sort_by_key(const CudaExec& exec, K* keys, V* values, size_type n) {
   if (n < 2) return;
+  cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
   cuda_detail::ScratchBuffer alt_keys(exec, sizeof(K) * static_cast<std::size_t>(n));
   cuda_detail::ScratchBuffer alt_values(exec, sizeof(V) * static_cast<std::size_t>(n));
@@ -161,6 +166,7 @@ template <class K, class V>
 size_type reduce_by_key(const CudaExec& exec, const K* keys, const V* values, size_type n,
                         K* unique_keys, V* sums) {
   if (n <= 0) return 0;
+  cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
   cuda_detail::ScratchBuffer runs_buffer(exec, sizeof(size_type));
   std::size_t bytes = 0;

@@ -74,8 +74,26 @@ __global__ void __launch_bounds__(BLOCK)
     spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
     return;
   }
-  for (int k = threadIdx.x; k < count; k += BLOCK) {
-    products[k] = values[begin + k] * __ldg(x + col_idx[begin + k]);
+  // Four independent gathers in flight per thread, the last round predicated
+  // rather than serial; values and column indices are read once, so they
+  // bypass (evict-first) the L2 that keeps x.
+  constexpr int unroll = 4;
+  const index_type* ci = col_idx + begin;
+  const T* va = values + begin;
+  for (int k = threadIdx.x; k < count; k += unroll * BLOCK) {
+    index_type c[unroll];
+    T v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const int i = k + u * BLOCK;
+      c[u] = i < count ? __ldcs(ci + i) : 0;
+      v[u] = i < count ? __ldcs(va + i) : T{0};
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const int i = k + u * BLOCK;
+      if (i < count) products[i] = v[u] * __ldg(x + c[u]);
+    }
   }
   __syncthreads();
 
@@ -132,6 +150,7 @@ template <class Exec, class T>
 void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
           const T* values, T alpha, const T* x, T beta, T* y) {
   if (rows == 0) return;
+  cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
   const double mean_row = static_cast<double>(nnz) / static_cast<double>(rows);
   if (mean_row <= 12) {
