@@ -17,6 +17,8 @@ struct Common {
 void add_info(CLI::App& app, Common& common);
 void add_gen(CLI::App& app, Common& common);
 void add_spmv(CLI::App& app, Common& common);
+/// `solve` sets exit_code: 0 converged, 3 not converged.
+void add_solve(CLI::App& app, Common& common, int& exit_code);
 
 /// The x of `strata spmv`: 1 + sin(i/1000)/2, deterministic and not constant.
 std::vector<double> test_vector(size_type n);

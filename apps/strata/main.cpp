@@ -3,7 +3,10 @@
 //   strata info FILE.mtx|PROBLEM      what a matrix is like
 //   strata gen PROBLEM --n N -o F     write a gallery problem
 //   strata spmv PROBLEM|FILE          SpMV benchmark (beside cuSPARSE on the device)
+//   strata solve [PROBLEM|FILE]       solve A x = b (no arguments: a default problem)
 //
+// Exit status: 0 success, 1 error (bad input, I/O), 2 bad command line,
+// 3 a solve that did not converge.
 // Every subcommand takes --json and then prints exactly one JSON object.
 
 #include <CLI/CLI.hpp>
@@ -22,6 +25,8 @@ int main(int argc, char** argv) {
   strata::app::add_info(app, common);
   strata::app::add_gen(app, common);
   strata::app::add_spmv(app, common);
+  int exit_code = 0;
+  strata::app::add_solve(app, common, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,5 +39,5 @@ int main(int argc, char** argv) {
     }
     return 1;
   }
-  return 0;
+  return exit_code;
 }

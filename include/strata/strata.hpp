@@ -13,3 +13,7 @@
 #include "strata/matrix/csr.hpp"
 #include "strata/matrix/cusparse_reference.hpp"
 #include "strata/matrix/vector.hpp"
+#include "strata/smoother/smoother.hpp"
+#include "strata/solver/krylov.hpp"
+#include "strata/solver/operator.hpp"
+#include "strata/solver/spectral.hpp"

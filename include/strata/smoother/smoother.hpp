@@ -1,0 +1,80 @@
+#pragma once
+/// \file
+/// Smoothers and simple preconditioners built from the diagonal of A:
+/// weighted Jacobi, l1-Jacobi and Chebyshev on D^-1 A.
+///
+/// A smoother is a LinearOperator (apply(b, x) is one application from a
+/// zero initial guess, x = M^-1 b, which is how a preconditioner is used)
+/// with, in addition, smooth(b, x, sweeps): relaxation of an existing x,
+/// which is how AMG uses it. Each holds a reference to A, which must outlive
+/// it, and lives on A's executor.
+
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "strata/solver/operator.hpp"
+
+namespace strata {
+
+template <class T>
+class Smoother : public LinearOperator<T> {
+ public:
+  /// x <- x + M^-1 (b - A x), `sweeps` times (a Chebyshev sweep applies the
+  /// whole polynomial).
+  virtual void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const = 0;
+};
+
+/// Weighted Jacobi: M^-1 = omega D^-1. Default omega = 1 (plain Jacobi).
+struct JacobiParams {
+  double omega = 1.0;
+};
+
+/// l1-Jacobi: M^-1 = omega D_l1^-1 with (D_l1)_ii = sum_j |a_ij|, the l1 norm
+/// of the row. For symmetric positive definite A this smoother converges
+/// without a damping factor (D_l1 - A/2 is positive definite), which is why
+/// AMG uses it by default (Baker, Falgout, Kolev, Yang 2011).
+struct L1JacobiParams {
+  double omega = 1.0;
+};
+
+/// Chebyshev polynomial smoothing of degree `degree` in D^-1 A, where rho
+/// estimates the largest eigenvalue of D^-1 A (Lanczos for symmetric A,
+/// Arnoldi otherwise, `estimation_steps` steps) and is scaled by
+/// upper_fraction.
+///
+/// kind = fourth (default): the fourth-kind polynomial of Lottes ("Optimal
+/// polynomial smoothers for multigrid V-cycles", 2023), which needs no lower
+/// bound: its residual polynomial stays in (-1, 1) on (0, rho], so the
+/// preconditioner is positive definite for SPD A and CG can use it. Degree 1
+/// is damped Jacobi with omega = 4 / (3 rho), the aggregation paper's weight.
+///
+/// kind = first: the classical Chebyshev polynomial that is small on
+/// [lower_fraction * rho, upper_fraction * rho] (hypre's smoother). It is
+/// negative below the interval, so as a stand-alone CG preconditioner it
+/// is indefinite; use it as an AMG smoother.
+struct ChebyshevParams {
+  enum class Kind { first, fourth };
+  Kind kind = Kind::fourth;
+  int degree = 2;
+  double lower_fraction = 0.3;
+  /// Above 1: the estimate approaches rho from below.
+  double upper_fraction = 1.1;
+  int estimation_steps = 10;
+  /// Treat A as symmetric when estimating rho (Lanczos); otherwise Arnoldi.
+  bool symmetric = true;
+};
+
+/// A choice of smoother.
+using SmootherParams = std::variant<JacobiParams, L1JacobiParams, ChebyshevParams>;
+
+/// "jacobi", "l1jacobi", "chebyshev".
+std::string smoother_name(const SmootherParams& params);
+
+/// Builds the smoother for A (on A's executor). Throws invalid_argument
+/// naming the first row whose diagonal entry is zero, missing or not
+/// finite, or a parameter out of range.
+template <class T>
+std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const SmootherParams& params);
+
+}  // namespace strata

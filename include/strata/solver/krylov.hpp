@@ -1,0 +1,105 @@
+#pragma once
+/// \file
+/// Krylov methods: CG, BiCGSTAB, GMRES(m) and FGMRES(m).
+///
+/// Every method solves A x = b from the x it is given, with an optional
+/// preconditioner M (applied on the right for GMRES, FGMRES and BiCGSTAB, as
+/// z = M r in CG). Convergence is judged on the unpreconditioned residual:
+///
+///     ||b - A x||_2 <= max(relative_tolerance * ||b||_2, absolute_tolerance)
+///
+/// (relative to ||b|| by default; `relative_to = initial_residual` measures it
+/// against ||b - A x0|| instead). Not converging is a result, not an error:
+/// the returned SolveInfo says what happened. Bad arguments (sizes,
+/// locations, negative tolerances) throw.
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "strata/solver/operator.hpp"
+
+namespace strata {
+
+enum class SolveStatus {
+  converged,
+  /// max_iterations reached before the tolerance.
+  max_iterations,
+  /// A quantity the method divides by vanished; SolveInfo::message names it.
+  breakdown,
+  /// A NaN or Inf appeared (in the operator, the preconditioner or the data).
+  non_finite,
+  /// CG found p^T A p <= 0 (operator not positive definite) or r^T z < 0
+  /// (preconditioner not positive definite).
+  indefinite,
+};
+
+/// "converged", "max_iterations", ...
+const char* to_string(SolveStatus status) noexcept;
+
+/// What a solve did.
+struct SolveInfo {
+  SolveStatus status = SolveStatus::max_iterations;
+  int iterations = 0;
+  /// ||b - A x0||.
+  double initial_residual_norm = 0;
+  /// The residual norm the method tracked at the end (recurrence or
+  /// Arnoldi estimate).
+  double residual_norm = 0;
+  /// ||b||, or ||r0|| with relative_to = initial_residual: the reference.
+  double reference_norm = 0;
+  /// residual_norm / reference_norm.
+  double relative_residual = 0;
+  /// Tracked residual norm after each iteration, starting with iteration 0.
+  std::vector<double> residual_history;
+  /// Human-readable detail for breakdown, non_finite and indefinite.
+  std::string message;
+  bool converged() const noexcept { return status == SolveStatus::converged; }
+};
+
+/// Stopping and reporting parameters shared by all methods.
+struct KrylovParams {
+  enum class RelativeTo { rhs, initial_residual };
+  /// Stop when ||r|| <= relative_tolerance * reference (default reference ||b||).
+  double relative_tolerance = 1e-8;
+  /// Also stop when ||r|| <= absolute_tolerance.
+  double absolute_tolerance = 0.0;
+  int max_iterations = 1000;
+  RelativeTo relative_to = RelativeTo::rhs;
+  bool record_history = true;
+  /// Called after every iteration with (iteration, residual norm): progress
+  /// output, logging. May be empty.
+  std::function<void(int, double)> monitor;
+};
+
+struct Cg {
+  KrylovParams params;
+};
+struct Bicgstab {
+  KrylovParams params;
+};
+struct Gmres {
+  KrylovParams params;
+  /// Krylov vectors kept before a restart (m of GMRES(m)).
+  int restart = 30;
+};
+struct Fgmres {
+  KrylovParams params;
+  int restart = 30;
+};
+
+/// A choice of method; the compiler checks that each is handled.
+using KrylovMethod = std::variant<Cg, Bicgstab, Gmres, Fgmres>;
+
+/// "cg", "bicgstab", "gmres", "fgmres".
+std::string method_name(const KrylovMethod& method);
+
+/// Solves A x = b with `method`, preconditioned by M (nullptr: none). x holds
+/// the initial guess on entry and the result on exit. All operands live on
+/// A's executor. `inner` combines partial sums across processes.
+template <class T>
+SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Vector<T>& b,
+                Vector<T>& x, const LinearOperator<T>* M = nullptr,
+                const InnerProduct<T>& inner = InnerProduct<T>{});
+
+}  // namespace strata

@@ -1,0 +1,108 @@
+#pragma once
+/// \file
+/// The one contract for everything that maps a vector to a vector: system
+/// matrices, preconditioners, smoothers, AMG hierarchies and user callbacks.
+/// A Krylov method sees only LinearOperators and an InnerProduct.
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "strata/matrix/csr.hpp"
+#include "strata/matrix/vector.hpp"
+
+namespace strata {
+
+/// y = Op(x). Implementations live on one executor and take vectors there.
+template <class T>
+class LinearOperator {
+ public:
+  virtual ~LinearOperator() = default;
+  virtual size_type rows() const = 0;
+  virtual size_type cols() const = 0;
+  virtual const Executor& executor() const = 0;
+  /// y = Op(x). x and y are distinct vectors on executor(), of sizes cols()
+  /// and rows().
+  virtual void apply(const Vector<T>& x, Vector<T>& y) const = 0;
+  /// A short description for logs ("CSR 1000x1000", "Jacobi(omega=0.67)").
+  virtual std::string describe() const = 0;
+  /// Whether apply() is the same linear map every time. A preconditioner that
+  /// is not (a K-cycle, an inner Krylov solve) needs FGMRES.
+  virtual bool is_fixed() const { return true; }
+  /// When apply() is a diagonal scaling y_i = d_i x_i, its d; otherwise
+  /// nullptr. Krylov methods use it to fuse the preconditioner into their
+  /// vector updates (one pass instead of three in Jacobi-preconditioned CG).
+  virtual const Vector<T>* diagonal_scaling() const { return nullptr; }
+};
+
+/// A CSR matrix as an operator. Holds a reference: the matrix must outlive it.
+template <class T>
+class MatrixOperator final : public LinearOperator<T> {
+ public:
+  explicit MatrixOperator(const CsrMatrix<T>& A) : A_(A) {}
+  size_type rows() const override { return A_.rows(); }
+  size_type cols() const override { return A_.cols(); }
+  const Executor& executor() const override { return A_.executor(); }
+  void apply(const Vector<T>& x, Vector<T>& y) const override { spmv(A_, x, y); }
+  std::string describe() const override;
+  const CsrMatrix<T>& matrix() const noexcept { return A_; }
+
+ private:
+  const CsrMatrix<T>& A_;
+};
+
+/// y = x.
+template <class T>
+class IdentityOperator final : public LinearOperator<T> {
+ public:
+  IdentityOperator(Executor exec, size_type n) : exec_(std::move(exec)), n_(n) {}
+  size_type rows() const override { return n_; }
+  size_type cols() const override { return n_; }
+  const Executor& executor() const override { return exec_; }
+  void apply(const Vector<T>& x, Vector<T>& y) const override { copy(x.values(), y.values()); }
+  std::string describe() const override { return "identity"; }
+
+ private:
+  Executor exec_;
+  size_type n_;
+};
+
+/// A user function as an operator (a matrix-free product, an external
+/// preconditioner). `fixed` says whether it is the same linear map each call.
+template <class T>
+class CallbackOperator final : public LinearOperator<T> {
+ public:
+  using Function = std::function<void(const Vector<T>& x, Vector<T>& y)>;
+  CallbackOperator(Executor exec, size_type rows, size_type cols, Function f,
+                   std::string name = "callback", bool fixed = true)
+      : exec_(std::move(exec)), rows_(rows), cols_(cols), f_(std::move(f)),
+        name_(std::move(name)), fixed_(fixed) {}
+  size_type rows() const override { return rows_; }
+  size_type cols() const override { return cols_; }
+  const Executor& executor() const override { return exec_; }
+  void apply(const Vector<T>& x, Vector<T>& y) const override { f_(x, y); }
+  std::string describe() const override { return name_; }
+  bool is_fixed() const override { return fixed_; }
+
+ private:
+  Executor exec_;
+  size_type rows_, cols_;
+  Function f_;
+  std::string name_;
+  bool fixed_;
+};
+
+/// How Krylov methods combine local partial sums. Serially there is nothing
+/// to combine; with MPI an implementation all-reduces them. Keeping this the
+/// only place where reductions cross processes is what lets the Krylov code
+/// stay the same for distributed vectors (AMGCL's InnerProduct idea).
+template <class T>
+class InnerProduct {
+ public:
+  virtual ~InnerProduct() = default;
+  /// Replaces each local partial sum by the global one (in place).
+  virtual void combine(std::span<T> partial_sums) const { (void)partial_sums; }
+};
+
+}  // namespace strata

@@ -1,0 +1,24 @@
+#pragma once
+/// \file
+/// Estimates of the largest eigenvalue of D^-1 A, for the damped-Jacobi
+/// weight 4/(3 rho) of the aggregation paper and for Chebyshev's interval.
+
+#include "strata/matrix/csr.hpp"
+
+namespace strata {
+
+/// Largest eigenvalue of D^-1 A for symmetric A with positive diagonal, by
+/// `steps` Lanczos steps on the similar symmetric matrix D^-1/2 A D^-1/2
+/// (from a fixed pseudo-random start, so it repeats). The largest Ritz value
+/// approaches the eigenvalue from below. Throws invalid_argument when a
+/// diagonal entry is not positive.
+template <class T>
+double lanczos_max_eigenvalue(const CsrMatrix<T>& A, int steps = 10);
+
+/// Spectral radius of D^-1 A for general A, by at most `steps` (<= 10)
+/// Arnoldi steps: the spectral radius of the small Hessenberg matrix.
+/// Throws invalid_argument when a diagonal entry is zero or missing.
+template <class T>
+double arnoldi_spectral_radius(const CsrMatrix<T>& A, int steps = 10);
+
+}  // namespace strata

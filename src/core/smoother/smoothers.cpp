@@ -1,0 +1,209 @@
+// Jacobi, l1-Jacobi and Chebyshev smoothers.
+
+#include <cmath>
+#include <string>
+
+#include "kernels/solver/solver_kernels.hpp"
+#include "strata/smoother/smoother.hpp"
+#include "strata/solver/spectral.hpp"
+
+namespace strata {
+
+namespace {
+
+using kernels::solver::Scaling;
+
+template <class T>
+Vector<T> compute_scaling(const CsrMatrix<T>& A, Scaling scaling, const char* who) {
+  if (A.rows() != A.cols()) {
+    throw dimension_mismatch(std::string(who) + ": A must be square, it is " +
+                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+  }
+  Vector<T> d(A.executor(), A.rows());
+  const size_type bad = A.executor().visit([&](const auto& e) {
+    return kernels::solver::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
+                                             A.values().data(), scaling, d.data());
+  });
+  if (bad >= 0) {
+    throw invalid_argument(std::string(who) + ": row " + std::to_string(bad) +
+                           " has a zero, missing or non-finite diagonal entry; the smoother "
+                           "divides by it");
+  }
+  return d;
+}
+
+template <class T>
+void check_operands(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
+                    const char* who) {
+  check_location(A.executor(), b.executor(), "b", who);
+  check_location(A.executor(), x.executor(), "x", who);
+  if (b.size() != A.rows() || x.size() != A.cols()) {
+    throw dimension_mismatch(std::string(who) + ": A is " + std::to_string(A.rows()) + " x " +
+                             std::to_string(A.cols()) + ", b has " + std::to_string(b.size()) +
+                             " and x has " + std::to_string(x.size()) + " entries");
+  }
+}
+
+/// Weighted Jacobi and l1-Jacobi: x <- x + d .* (b - A x), d = omega / diag.
+template <class T>
+class DiagonalSmoother final : public Smoother<T> {
+ public:
+  DiagonalSmoother(const CsrMatrix<T>& A, double omega, Scaling scaling, std::string name)
+      : A_(A), d_(compute_scaling(A, scaling, name.c_str())), t_(A.executor(), A.rows()),
+        name_(std::move(name)) {
+    require(omega > 0 && std::isfinite(omega),
+            name_ + ": omega must be positive, got " + std::to_string(omega));
+    if (omega != 1.0) scale(T(omega), d_);
+    name_ += "(omega=" + std::to_string(omega) + ")";
+  }
+  size_type rows() const override { return A_.rows(); }
+  size_type cols() const override { return A_.cols(); }
+  const Executor& executor() const override { return A_.executor(); }
+  std::string describe() const override { return name_; }
+  const Vector<T>* diagonal_scaling() const override { return &d_; }
+
+  void apply(const Vector<T>& b, Vector<T>& x) const override {
+    check_operands(A_, b, x, name_.c_str());
+    pointwise_multiply(d_, b, x);
+  }
+
+  void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const override {
+    check_operands(A_, b, x, name_.c_str());
+    for (int s = 0; s < sweeps; ++s) {
+      spmv(A_, x, t_);
+      executor().visit([&](const auto& e) {
+        kernels::solver::jacobi_correct(e, A_.rows(), T{1}, d_.data(), b.data(), t_.data(),
+                                        x.data());
+      });
+    }
+  }
+
+ private:
+  const CsrMatrix<T>& A_;
+  Vector<T> d_;
+  mutable Vector<T> t_;  // A x, scratch
+  std::string name_;
+};
+
+/// Chebyshev smoothing in D^-1 A, first or fourth kind (see ChebyshevParams).
+/// Both run the same two fused kernels with different coefficients:
+///   r = D^-1 (b - A x), p = c_0 r, x += p;
+///   then degree-1 times: r -= D^-1 A p, p = c_keep p + c_new r, x += p.
+template <class T>
+class ChebyshevSmoother final : public Smoother<T> {
+ public:
+  ChebyshevSmoother(const CsrMatrix<T>& A, const ChebyshevParams& p)
+      : A_(A), params_(p), d_(compute_scaling(A, Scaling::inverse_diagonal, "chebyshev")),
+        r_(A.executor(), A.rows()), p_(A.executor(), A.rows()), t_(A.executor(), A.rows()) {
+    require(p.degree >= 1, "chebyshev: degree must be >= 1, got " + std::to_string(p.degree));
+    require(p.upper_fraction > 0, "chebyshev: upper_fraction must be > 0, got " +
+                                      std::to_string(p.upper_fraction));
+    if (p.kind == ChebyshevParams::Kind::first) {
+      require(p.lower_fraction > 0 && p.lower_fraction < p.upper_fraction,
+              "chebyshev: lower_fraction must lie in (0, upper_fraction), got " +
+                  std::to_string(p.lower_fraction));
+    }
+    rho_ = p.symmetric ? lanczos_max_eigenvalue(A, p.estimation_steps)
+                       : arnoldi_spectral_radius(A, std::min(p.estimation_steps, 10));
+    require(rho_ > 0 && std::isfinite(rho_),
+            "chebyshev: the estimated largest eigenvalue of D^-1 A is " + std::to_string(rho_) +
+                "; expected a positive number");
+  }
+  size_type rows() const override { return A_.rows(); }
+  size_type cols() const override { return A_.cols(); }
+  const Executor& executor() const override { return A_.executor(); }
+  std::string describe() const override {
+    return std::string("chebyshev(") +
+           (params_.kind == ChebyshevParams::Kind::fourth ? "fourth kind" : "first kind") +
+           ", degree=" + std::to_string(params_.degree) + ", rho=" + std::to_string(rho_) + ")";
+  }
+  /// The estimated largest eigenvalue of D^-1 A (before upper_fraction).
+  double rho() const noexcept { return rho_; }
+
+  void apply(const Vector<T>& b, Vector<T>& x) const override {
+    check_operands(A_, b, x, "chebyshev");
+    sweep(b, x, /*zero_guess=*/true);
+  }
+
+  void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const override {
+    check_operands(A_, b, x, "chebyshev");
+    for (int s = 0; s < sweeps; ++s) sweep(b, x, false);
+  }
+
+ private:
+  void sweep(const Vector<T>& b, Vector<T>& x, bool zero_guess) const {
+    const size_type n = A_.rows();
+    const double upper = params_.upper_fraction * rho_;
+    const bool fourth = params_.kind == ChebyshevParams::Kind::fourth;
+    // First kind: Saad, Iterative Methods, Alg. 12.1 on [lower, upper].
+    const double lower = params_.lower_fraction * rho_;
+    const double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower);
+    const double sigma = theta / delta;
+    double rho_k = 1.0 / sigma;
+    const double c0 = fourth ? 4.0 / (3.0 * upper) : 1.0 / theta;
+    if (!zero_guess) spmv(A_, x, t_);
+    executor().visit([&](const auto& e) {
+      kernels::solver::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
+                                       zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
+                                       x.data());
+    });
+    for (int k = 1; k < params_.degree; ++k) {
+      double c_keep, c_new;
+      if (fourth) {  // Lottes (2023), eq. for the fourth-kind recurrence
+        c_keep = (2.0 * k - 1.0) / (2.0 * k + 3.0);
+        c_new = (8.0 * k + 4.0) / ((2.0 * k + 3.0) * upper);
+      } else {
+        const double rho_next = 1.0 / (2.0 * sigma - rho_k);
+        c_keep = rho_next * rho_k;
+        c_new = 2.0 * rho_next / delta;
+        rho_k = rho_next;
+      }
+      spmv(A_, p_, t_);
+      executor().visit([&](const auto& e) {
+        kernels::solver::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(),
+                                        r_.data(), p_.data(), x.data());
+      });
+    }
+  }
+
+  const CsrMatrix<T>& A_;
+  ChebyshevParams params_;
+  Vector<T> d_;
+  double rho_ = 0;
+  mutable Vector<T> r_, p_, t_;  // scratch: preconditioned residual, direction, A p
+};
+
+}  // namespace
+
+std::string smoother_name(const SmootherParams& params) {
+  struct Name {
+    std::string operator()(const JacobiParams&) const { return "jacobi"; }
+    std::string operator()(const L1JacobiParams&) const { return "l1jacobi"; }
+    std::string operator()(const ChebyshevParams&) const { return "chebyshev"; }
+  };
+  return std::visit(Name{}, params);
+}
+
+template <class T>
+std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const SmootherParams& params) {
+  struct Make {
+    const CsrMatrix<T>& A;
+    std::unique_ptr<Smoother<T>> operator()(const JacobiParams& p) const {
+      return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_diagonal,
+                                                   "jacobi");
+    }
+    std::unique_ptr<Smoother<T>> operator()(const L1JacobiParams& p) const {
+      return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_l1_norm,
+                                                   "l1jacobi");
+    }
+    std::unique_ptr<Smoother<T>> operator()(const ChebyshevParams& p) const {
+      return std::make_unique<ChebyshevSmoother<T>>(A, p);
+    }
+  };
+  return std::visit(Make{A}, params);
+}
+
+template std::unique_ptr<Smoother<double>> make_smoother<double>(const CsrMatrix<double>&,
+                                                                 const SmootherParams&);
+
+}  // namespace strata

@@ -1,0 +1,439 @@
+// CG, BiCGSTAB, GMRES(m) and FGMRES(m), written once against LinearOperator,
+// the vector operations and an InnerProduct: they run wherever the vectors
+// live, and with MPI only the InnerProduct changes.
+
+#include "strata/solver/krylov.hpp"
+
+#include <array>
+#include <tuple>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/solver/solver_kernels.hpp"
+
+namespace strata {
+
+const char* to_string(SolveStatus status) noexcept {
+  switch (status) {
+    case SolveStatus::converged: return "converged";
+    case SolveStatus::max_iterations: return "max_iterations";
+    case SolveStatus::breakdown: return "breakdown";
+    case SolveStatus::non_finite: return "non_finite";
+    case SolveStatus::indefinite: return "indefinite";
+  }
+  return "unknown";
+}
+
+std::string method_name(const KrylovMethod& method) {
+  struct Name {
+    std::string operator()(const Cg&) const { return "cg"; }
+    std::string operator()(const Bicgstab&) const { return "bicgstab"; }
+    std::string operator()(const Gmres&) const { return "gmres"; }
+    std::string operator()(const Fgmres&) const { return "fgmres"; }
+  };
+  return std::visit(Name{}, method);
+}
+
+template <class T>
+std::string MatrixOperator<T>::describe() const {
+  return "CSR " + std::to_string(A_.rows()) + "x" + std::to_string(A_.cols()) + ", " +
+         std::to_string(A_.nnz()) + " nonzeros";
+}
+template class MatrixOperator<double>;
+
+namespace {
+
+/// Global reductions through the InnerProduct, and the bookkeeping every
+/// method shares: the target, the history, the monitor, the status.
+template <class T>
+class Progress {
+ public:
+  Progress(const KrylovParams& p, const InnerProduct<T>& inner) : p_(p), inner_(inner) {}
+
+  T dot(const Vector<T>& x, const Vector<T>& y) const {
+    T v = strata::dot(x, y);
+    inner_.combine({&v, 1});
+    return v;
+  }
+  T norm(const Vector<T>& x) const { return std::sqrt(dot(x, x)); }
+  T combine(T v) const {
+    inner_.combine({&v, 1});
+    return v;
+  }
+  std::pair<T, T> combine(std::pair<T, T> v) const {
+    std::array<T, 2> a{v.first, v.second};
+    inner_.combine(a);
+    return {a[0], a[1]};
+  }
+
+  /// Starts with ||b|| and ||r0||; returns true when r0 already meets the target.
+  bool start(double b_norm, double r0_norm) {
+    info.initial_residual_norm = r0_norm;
+    info.reference_norm =
+        p_.relative_to == KrylovParams::RelativeTo::rhs ? b_norm : r0_norm;
+    target_ = std::max(p_.relative_tolerance * info.reference_norm, p_.absolute_tolerance);
+    record(r0_norm);
+    if (!std::isfinite(r0_norm)) return finish(SolveStatus::non_finite, "the initial residual is not finite");
+    return r0_norm <= target_ && finish(SolveStatus::converged);
+  }
+
+  /// After an iteration; returns true when the solve should stop.
+  bool step(double residual_norm) {
+    ++info.iterations;
+    record(residual_norm);
+    if (p_.monitor) p_.monitor(info.iterations, residual_norm);
+    if (!std::isfinite(residual_norm)) {
+      return finish(SolveStatus::non_finite, "the residual norm became " +
+                                                 std::to_string(residual_norm) +
+                                                 " at iteration " + std::to_string(info.iterations));
+    }
+    if (residual_norm <= target_) return finish(SolveStatus::converged);
+    if (info.iterations >= p_.max_iterations) return finish(SolveStatus::max_iterations);
+    return false;
+  }
+
+  bool finish(SolveStatus status, std::string message = {}) {
+    info.status = status;
+    info.message = std::move(message);
+    return true;
+  }
+
+  /// A scalar that must be finite and nonzero; false (and a status) otherwise.
+  bool usable(double value, const char* name) {
+    if (!std::isfinite(value)) {
+      finish(SolveStatus::non_finite, std::string(name) + " is " + std::to_string(value) +
+                                          " at iteration " + std::to_string(info.iterations + 1));
+      return false;
+    }
+    if (value == 0.0) {
+      finish(SolveStatus::breakdown, std::string(name) + " vanished at iteration " +
+                                         std::to_string(info.iterations + 1));
+      return false;
+    }
+    return true;
+  }
+
+  double target() const noexcept { return target_; }
+  const KrylovParams& params() const noexcept { return p_; }
+
+  SolveInfo info;
+
+ private:
+  void record(double r) {
+    info.residual_norm = r;
+    info.relative_residual = info.reference_norm > 0 ? r / info.reference_norm : r;
+    if (p_.record_history) info.residual_history.push_back(r);
+  }
+
+  const KrylovParams& p_;
+  const InnerProduct<T>& inner_;
+  double target_ = 0;
+};
+
+/// r = b - A x
+template <class T>
+void residual(const LinearOperator<T>& A, const Vector<T>& b, const Vector<T>& x, Vector<T>& r) {
+  A.apply(x, r);
+  axpby(T{1}, b, T{-1}, r);
+}
+
+template <class T>
+SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const Vector<T>& b,
+                 Vector<T>& x, const LinearOperator<T>* M, const InnerProduct<T>& inner) {
+  Progress<T> pr(params, inner);
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  Vector<T> r(exec, n), p(exec, n), q(exec, n);
+  const Vector<T>* d = M ? M->diagonal_scaling() : nullptr;
+  Vector<T> z_storage = M ? Vector<T>(exec, n) : Vector<T>();
+  Vector<T>& z = M ? z_storage : r;  // without a preconditioner z is r itself
+  residual(A, b, x, r);
+  if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
+
+  T rz;
+  if (!M) rz = pr.dot(r, r);
+  else if (d) rz = pr.combine(pointwise_multiply_dot(*d, r, z));
+  else {
+    M->apply(r, z);
+    rz = pr.dot(r, z);
+  }
+  if (!pr.usable(rz, "r^T z")) return pr.info;
+  if (rz < 0) {
+    pr.finish(SolveStatus::indefinite, "r^T M r = " + std::to_string(rz) +
+                                           " < 0: the preconditioner is not positive definite");
+    return pr.info;
+  }
+  copy(z.values(), p.values());
+  for (;;) {
+    A.apply(p, q);
+    const T pq = pr.dot(p, q);
+    if (!pr.usable(pq, "p^T A p")) return pr.info;
+    if (pq < 0) {
+      pr.finish(SolveStatus::indefinite,
+                "p^T A p = " + std::to_string(pq) + " < 0 at iteration " +
+                    std::to_string(pr.info.iterations + 1) + ": A is not positive definite");
+      return pr.info;
+    }
+    const T alpha = rz / pq;
+    T rr, rz_new;
+    if (d) {
+      std::tie(rr, rz_new) = pr.combine(exec.visit([&](const auto& e) {
+        return kernels::solver::cg_update_diagonal(e, n, alpha, p.data(), q.data(), d->data(),
+                                                   x.data(), r.data(), z.data());
+      }));
+    } else {
+      rr = pr.combine(exec.visit([&](const auto& e) {
+        return kernels::solver::cg_update(e, n, alpha, p.data(), q.data(), x.data(), r.data());
+      }));
+      if (M) {
+        M->apply(r, z);
+        rz_new = pr.dot(r, z);
+      } else {
+        rz_new = rr;
+      }
+    }
+    if (pr.step(std::sqrt(rr))) return pr.info;
+    if (!pr.usable(rz_new, "r^T z")) return pr.info;
+    if (rz_new < 0) {
+      pr.finish(SolveStatus::indefinite, "r^T M r = " + std::to_string(rz_new) +
+                                             " < 0: the preconditioner is not positive definite");
+      return pr.info;
+    }
+    axpby(T{1}, z, rz_new / rz, p);  // p = z + beta p
+    rz = rz_new;
+  }
+}
+
+template <class T>
+SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
+                       const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M,
+                       const InnerProduct<T>& inner) {
+  Progress<T> pr(params, inner);
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  Vector<T> r(exec, n), r_hat(exec, n), p(exec, n, T{0}), v(exec, n, T{0}), s(exec, n),
+      t(exec, n);
+  Vector<T> p_hat_storage = M ? Vector<T>(exec, n) : Vector<T>();
+  Vector<T> s_hat_storage = M ? Vector<T>(exec, n) : Vector<T>();
+  Vector<T>& p_hat = M ? p_hat_storage : p;
+  Vector<T>& s_hat = M ? s_hat_storage : s;
+  residual(A, b, x, r);
+  if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
+  copy(r.values(), r_hat.values());
+  T rho_old = 1, alpha = 1, omega = 1;
+  for (;;) {
+    const T rho = pr.dot(r_hat, r);
+    if (!pr.usable(rho, "rho = r0_hat^T r")) return pr.info;
+    if (pr.info.iterations == 0) {
+      copy(r.values(), p.values());
+    } else {
+      axpy(-omega, v, p);                                 // p = p - omega v
+      axpby(T{1}, r, (rho / rho_old) * (alpha / omega), p);  // p = r + beta p
+    }
+    if (M) M->apply(p, p_hat);
+    A.apply(p_hat, v);
+    const T r_hat_v = pr.dot(r_hat, v);
+    if (!pr.usable(r_hat_v, "r0_hat^T v")) return pr.info;
+    alpha = rho / r_hat_v;
+    axpbyz(T{1}, r, -alpha, v, s);  // s = r - alpha v
+    const T s_norm = pr.norm(s);
+    if (std::isfinite(s_norm) && s_norm <= pr.target()) {  // converged at the half step
+      axpy(alpha, p_hat, x);
+      pr.step(s_norm);
+      return pr.info;
+    }
+    if (M) M->apply(s, s_hat);
+    A.apply(s_hat, t);
+    const auto [tt, ts] = pr.combine(dot2(t, t, s));
+    if (!pr.usable(tt, "t^T t")) return pr.info;
+    omega = ts / tt;
+    axpy(alpha, p_hat, x);
+    axpy(omega, s_hat, x);
+    axpbyz(T{1}, s, -omega, t, r);  // r = s - omega t
+    if (pr.step(pr.norm(r))) return pr.info;
+    if (!pr.usable(omega, "omega = t^T s / t^T t")) return pr.info;
+    rho_old = rho;
+  }
+}
+
+/// GMRES(m) with right preconditioning; `flexible` keeps Z = M V (FGMRES),
+/// which allows a preconditioner that changes between applications.
+template <class T>
+SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
+                    const LinearOperator<T>& A, const Vector<T>& b, Vector<T>& x,
+                    const LinearOperator<T>* M, const InnerProduct<T>& inner) {
+  Progress<T> pr(params, inner);
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  const int m = restart;
+  std::vector<Vector<T>> V, Z;
+  V.reserve(m + 1);
+  for (int j = 0; j <= m; ++j) V.emplace_back(exec, n);
+  if (flexible && M) {
+    for (int j = 0; j < m; ++j) Z.emplace_back(exec, n);
+  }
+  Vector<T> w(exec, n), z(exec, n);
+  std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
+  std::vector<double> cs(m), sn(m), g(m + 1), y(m);
+
+  residual(A, b, x, V[0]);
+  double beta = pr.norm(V[0]);
+  if (pr.start(pr.norm(b), beta)) return pr.info;
+  for (;;) {  // restart cycles
+    scale(T(1.0 / beta), V[0]);
+    std::fill(g.begin(), g.end(), 0.0);
+    g[0] = beta;
+    int k = 0;  // Krylov vectors used in this cycle
+    bool stop = false;
+    for (int j = 0; j < m; ++j) {
+      const Vector<T>* direction = &V[j];
+      if (M) {
+        Vector<T>& zj = flexible ? Z[j] : z;
+        M->apply(V[j], zj);
+        direction = &zj;
+      }
+      A.apply(*direction, w);
+      for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
+        H[i][j] = pr.dot(w, V[i]);
+        axpy(T(-H[i][j]), V[i], w);
+      }
+      H[j + 1][j] = pr.norm(w);
+      for (int i = 0; i < j; ++i) {  // earlier Givens rotations
+        const double h = cs[i] * H[i][j] + sn[i] * H[i + 1][j];
+        H[i + 1][j] = -sn[i] * H[i][j] + cs[i] * H[i + 1][j];
+        H[i][j] = h;
+      }
+      const double denom = std::hypot(H[j][j], H[j + 1][j]);
+      if (!std::isfinite(denom)) {
+        pr.finish(SolveStatus::non_finite, "the Arnoldi process produced NaN or Inf at iteration " +
+                                               std::to_string(pr.info.iterations + 1));
+        return pr.info;
+      }
+      if (denom == 0.0) {
+        pr.finish(SolveStatus::breakdown, "the Hessenberg column vanished at iteration " +
+                                              std::to_string(pr.info.iterations + 1) +
+                                              " (A applied to the preconditioned direction is 0)");
+        return pr.info;
+      }
+      const double h_next = H[j + 1][j];
+      cs[j] = H[j][j] / denom;
+      sn[j] = H[j + 1][j] / denom;
+      H[j][j] = denom;
+      H[j + 1][j] = 0.0;
+      g[j + 1] = -sn[j] * g[j];
+      g[j] = cs[j] * g[j];
+      k = j + 1;
+      stop = pr.step(std::abs(g[j + 1]));
+      // A zero new direction means the exact solution lies in the space
+      // (a "happy" breakdown): finish the cycle; the update is exact.
+      if (stop || h_next == 0.0) break;
+      axpby(T(1.0 / h_next), w, T{0}, V[j + 1]);
+    }
+    // y = H^-1 g (upper triangular), then x += (Z or M V) y.
+    for (int i = k - 1; i >= 0; --i) {
+      double s = g[i];
+      for (int l = i + 1; l < k; ++l) s -= H[i][l] * y[l];
+      y[i] = s / H[i][i];
+    }
+    if (flexible && M) {
+      for (int i = 0; i < k; ++i) axpy(T(y[i]), Z[i], x);
+    } else {
+      axpby(T(y[0]), V[0], T{0}, w);
+      for (int i = 1; i < k; ++i) axpy(T(y[i]), V[i], w);
+      if (M) {
+        M->apply(w, z);
+        axpy(T{1}, z, x);
+      } else {
+        axpy(T{1}, w, x);
+      }
+    }
+    if (stop) return pr.info;
+    residual(A, b, x, V[0]);  // the true residual starts the next cycle
+    beta = pr.norm(V[0]);
+    if (!std::isfinite(beta)) {
+      pr.finish(SolveStatus::non_finite, "the residual is not finite at restart");
+      return pr.info;
+    }
+    if (beta <= pr.target()) {
+      pr.finish(SolveStatus::converged);
+      pr.info.residual_norm = beta;
+      pr.info.relative_residual = pr.info.reference_norm > 0 ? beta / pr.info.reference_norm : beta;
+      return pr.info;
+    }
+  }
+}
+
+template <class T>
+void check_arguments(const LinearOperator<T>& A, const Vector<T>& b, const Vector<T>& x,
+                     const LinearOperator<T>* M, const KrylovParams& p, const std::string& name) {
+  if (A.rows() != A.cols()) {
+    throw dimension_mismatch(name + ": the operator must be square, it is " +
+                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+  }
+  if (b.size() != A.rows() || x.size() != A.cols()) {
+    throw dimension_mismatch(name + ": A is " + std::to_string(A.rows()) + " x " +
+                             std::to_string(A.cols()) + " but b has " + std::to_string(b.size()) +
+                             " and x has " + std::to_string(x.size()) + " entries");
+  }
+  check_location(A.executor(), b.executor(), "b", "the operator A");
+  check_location(A.executor(), x.executor(), "x", "the operator A");
+  if (M) {
+    check_location(A.executor(), M->executor(), "the preconditioner", "the operator A");
+    if (M->rows() != A.rows() || M->cols() != A.cols()) {
+      throw dimension_mismatch(name + ": the preconditioner is " + std::to_string(M->rows()) +
+                               " x " + std::to_string(M->cols()) + ", A is " +
+                               std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+    }
+  }
+  require(p.relative_tolerance >= 0 && std::isfinite(p.relative_tolerance),
+          name + ": relative_tolerance must be >= 0, got " + std::to_string(p.relative_tolerance));
+  require(p.absolute_tolerance >= 0 && std::isfinite(p.absolute_tolerance),
+          name + ": absolute_tolerance must be >= 0, got " + std::to_string(p.absolute_tolerance));
+  require(p.max_iterations >= 0,
+          name + ": max_iterations must be >= 0, got " + std::to_string(p.max_iterations));
+}
+
+}  // namespace
+
+template <class T>
+SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Vector<T>& b,
+                Vector<T>& x, const LinearOperator<T>* M, const InnerProduct<T>& inner) {
+  struct Run {
+    const LinearOperator<T>& A;
+    const Vector<T>& b;
+    Vector<T>& x;
+    const LinearOperator<T>* M;
+    const InnerProduct<T>& inner;
+
+    SolveInfo operator()(const Cg& m) const {
+      check_arguments(A, b, x, M, m.params, "cg");
+      return run_cg(m.params, A, b, x, M, inner);
+    }
+    SolveInfo operator()(const Bicgstab& m) const {
+      check_arguments(A, b, x, M, m.params, "bicgstab");
+      return run_bicgstab(m.params, A, b, x, M, inner);
+    }
+    SolveInfo operator()(const Gmres& m) const {
+      check_arguments(A, b, x, M, m.params, "gmres");
+      require(m.restart >= 1, "gmres: restart must be >= 1, got " + std::to_string(m.restart));
+      if (M && !M->is_fixed()) {
+        throw invalid_argument("gmres: the preconditioner (" + M->describe() +
+                               ") changes between applications; use fgmres");
+      }
+      return run_gmres(m.params, m.restart, false, A, b, x, M, inner);
+    }
+    SolveInfo operator()(const Fgmres& m) const {
+      check_arguments(A, b, x, M, m.params, "fgmres");
+      require(m.restart >= 1, "fgmres: restart must be >= 1, got " + std::to_string(m.restart));
+      return run_gmres(m.params, m.restart, true, A, b, x, M, inner);
+    }
+  };
+  return std::visit(Run{A, b, x, M, inner}, method);
+}
+
+template SolveInfo solve<double>(const KrylovMethod&, const LinearOperator<double>&,
+                                 const Vector<double>&, Vector<double>&,
+                                 const LinearOperator<double>*, const InnerProduct<double>&);
+
+}  // namespace strata

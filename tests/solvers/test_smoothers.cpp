@@ -1,0 +1,133 @@
+// Smoothers and spectral estimates.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "strata/strata.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+class Smoothers : public test::OnExecutor {};
+
+/// Largest eigenvalue of D^-1 A for the 2D 5-point Laplacian on n x n:
+/// (4 + 4 cos(pi/(n+1))) / 4.
+double poisson2d_rho(int n) { return 1.0 + std::cos(std::numbers::pi / (n + 1)); }
+
+TEST_P(Smoothers, LanczosAndArnoldiEstimateTheLargestEigenvalue) {
+  const int n = 30;
+  const auto A = gallery::poisson2d(exec(), n, n);
+  const double exact = poisson2d_rho(n);
+  const double lanczos = lanczos_max_eigenvalue(A, 10);
+  EXPECT_LE(lanczos, exact * (1 + 1e-12));  // Ritz values approach from below
+  EXPECT_GT(lanczos, 0.95 * exact);
+  const double arnoldi = arnoldi_spectral_radius(A, 10);
+  EXPECT_LE(arnoldi, exact * 1.02);
+  EXPECT_GT(arnoldi, 0.9 * exact);
+  EXPECT_THROW(arnoldi_spectral_radius(A, 11), invalid_argument);
+  EXPECT_EQ(lanczos, lanczos_max_eigenvalue(A, 10)) << "estimates must repeat";
+}
+
+TEST_P(Smoothers, ArnoldiOnANonsymmetricMatrix) {
+  const auto A = gallery::convdiff3d(exec(), 8, 8, 8);
+  const double rho = arnoldi_spectral_radius(A, 10);
+  EXPECT_GT(rho, 0.5);
+  EXPECT_LT(rho, 2.0);  // Gershgorin: D^-1 A has row sums of |.| at most 2
+}
+
+/// ||x||_A^2
+double energy(const CsrMatrix<double>& A, const Vector<double>& x) {
+  Vector<double> t(A.executor(), A.rows());
+  spmv(A, x, t);
+  return dot(x, t);
+}
+
+TEST_P(Smoothers, EverySmootherReducesTheErrorInTheEnergyNorm) {
+  const auto A = gallery::poisson3d(exec(), 12, 12, 12);
+  Vector<double> b(exec(), A.rows(), 0.0);  // error equation: A e = 0
+  const std::vector<SmootherParams> all = {
+      JacobiParams{.omega = 2.0 / 3.0}, L1JacobiParams{},
+      ChebyshevParams{.degree = 2},
+      ChebyshevParams{.kind = ChebyshevParams::Kind::first, .degree = 3}};
+  for (const auto& p : all) {
+    auto S = make_smoother(A, p);
+    Vector<double> e(Array<double>(exec(), test::random_values(A.rows(), 5)));
+    const double before = energy(A, e);
+    S->smooth(b, e, 1);
+    const double after1 = energy(A, e);
+    S->smooth(b, e, 3);
+    const double after4 = energy(A, e);
+    EXPECT_LT(after1, before) << smoother_name(p);
+    EXPECT_LT(after4, 0.5 * after1) << smoother_name(p) << ": a random error is mostly rough";
+  }
+}
+
+TEST_P(Smoothers, JacobiSweepMatchesTheFormula) {
+  const auto A = gallery::poisson2d(exec(), 3, 3);
+  auto S = make_smoother(A, JacobiParams{.omega = 0.5});
+  Vector<double> b(Array<double>(exec(), {1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  Vector<double> x(exec(), 9, 1.0);
+  S->smooth(b, x, 1);
+  // x + 0.5/4 (b - A 1); row sums of A: 2 at corners, 1 at edges, 0 in the middle.
+  const std::vector<double> Ax = {2, 1, 2, 1, 0, 1, 2, 1, 2};
+  const auto got = x.to_vector();
+  for (int i = 0; i < 9; ++i) EXPECT_DOUBLE_EQ(got[i], 1 + 0.125 * ((i + 1) - Ax[i])) << i;
+  // As a preconditioner: x = omega D^-1 b.
+  S->apply(b, x);
+  EXPECT_DOUBLE_EQ(x.to_vector()[8], 0.125 * 9);
+}
+
+TEST_P(Smoothers, L1JacobiUsesTheRowNorm) {
+  const auto A = gallery::poisson2d(exec(), 3, 3);  // middle row: |4| + 4 |-1| = 8
+  auto S = make_smoother(A, L1JacobiParams{});
+  Vector<double> b(exec(), 9, 1.0), x(exec(), 9, 0.0);
+  S->apply(b, x);
+  EXPECT_DOUBLE_EQ(x.to_vector()[4], 1.0 / 8);
+  EXPECT_DOUBLE_EQ(x.to_vector()[0], 1.0 / 6);  // corner: 4 + 2
+}
+
+TEST_P(Smoothers, FourthKindChebyshevIsAPositiveDefinitePreconditioner) {
+  const auto A = gallery::poisson2d(exec(), 8, 8);
+  for (int degree : {1, 2, 3, 5}) {
+    auto M = make_smoother(A, ChebyshevParams{.degree = degree});
+    // Symmetric and positive: y^T M x == x^T M y and x^T M x > 0.
+    for (unsigned seed = 1; seed < 6; ++seed) {
+      Vector<double> x(Array<double>(exec(), test::random_values(A.rows(), seed)));
+      Vector<double> y(Array<double>(exec(), test::random_values(A.rows(), seed + 100)));
+      Vector<double> Mx(exec(), A.rows()), My(exec(), A.rows());
+      M->apply(x, Mx);
+      M->apply(y, My);
+      EXPECT_GT(dot(x, Mx), 0) << "degree " << degree;
+      EXPECT_NEAR(dot(y, Mx), dot(x, My), 1e-12 * std::abs(dot(y, Mx)) + 1e-14);
+    }
+  }
+}
+
+TEST_P(Smoothers, ZeroDiagonalIsAClearError) {
+  const auto e = exec();
+  // Row 1 has no diagonal entry.
+  const CsrMatrix<double> A(3, 3, Array<offset_type>(e, {0, 1, 2, 3}),
+                            Array<index_type>(e, {0, 2, 2}), Array<double>(e, {1, 1, 1}));
+  for (const SmootherParams& p : {SmootherParams{JacobiParams{}}, SmootherParams{L1JacobiParams{}},
+                                  SmootherParams{ChebyshevParams{}}}) {
+    try {
+      make_smoother(A, p);
+      FAIL() << smoother_name(p);
+    } catch (const invalid_argument& err) {
+      EXPECT_NE(std::string(err.what()).find("row 1"), std::string::npos) << err.what();
+    }
+  }
+  EXPECT_THROW(make_smoother(gallery::poisson2d(e, 3, 3), JacobiParams{.omega = -1}),
+               invalid_argument);
+  EXPECT_THROW(make_smoother(gallery::poisson2d(e, 3, 3), ChebyshevParams{.degree = 0}),
+               invalid_argument);
+}
+
+STRATA_INSTANTIATE_ON_EXECUTORS(Smoothers);
+
+}  // namespace
+}  // namespace strata
