@@ -98,6 +98,28 @@ void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>&
 }
 
 template <class T>
+T spmv_dot(const CsrMatrix<T>& A, const Vector<T>& x, Vector<T>& y) {
+  if (A.rows() != A.cols()) {
+    throw dimension_mismatch("spmv_dot: A must be square, it is " + std::to_string(A.rows()) +
+                             " x " + std::to_string(A.cols()));
+  }
+  check_location(A.executor(), x.executor(), "x", "A");
+  check_location(A.executor(), y.executor(), "y", "A");
+  if (x.size() != A.cols() || y.size() != A.rows()) {
+    throw dimension_mismatch("spmv_dot: A is " + std::to_string(A.rows()) + " x " +
+                             std::to_string(A.cols()) + " but x has " + std::to_string(x.size()) +
+                             " and y has " + std::to_string(y.size()) + " entries");
+  }
+  if (x.data() == y.data() && x.size() > 0) {
+    throw invalid_argument("spmv_dot: x and y are the same vector; y = A x needs separate storage");
+  }
+  return A.executor().visit([&](const auto& e) {
+    return kernels::csr::spmv_dot(e, A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                                  A.values().data(), x.data(), y.data());
+  });
+}
+
+template <class T>
 MatrixProperties analyze(const CsrMatrix<T>& A) {
   check_location(Executor::host(), A.executor(), "A", "analyze (a host routine)");
   const auto rp = A.row_ptr().host_view();
@@ -179,6 +201,9 @@ template void spmv<float>(float, const CsrMatrix<float>&, const Vector<float>&, 
                           Vector<float>&);
 template void spmv<double>(double, const CsrMatrix<double>&, const Vector<double>&, double,
                            Vector<double>&);
+template float spmv_dot<float>(const CsrMatrix<float>&, const Vector<float>&, Vector<float>&);
+template double spmv_dot<double>(const CsrMatrix<double>&, const Vector<double>&,
+                                 Vector<double>&);
 template MatrixProperties analyze<float>(const CsrMatrix<float>&);
 template MatrixProperties analyze<double>(const CsrMatrix<double>&);
 

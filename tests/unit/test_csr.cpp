@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "strata/matrix/csr.hpp"
@@ -107,6 +109,53 @@ TEST(CsrDevice, AnalyzeRefusesDeviceMatrix) {
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(Csr);
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+class CsrSpmvDot : public test::OnExecutor {};
+
+TEST_P(CsrSpmvDot, EqualsSpmvThenDot) {
+  // Stencil rows (stream path), long rows (vector path) and a block that
+  // overflows the staging area (warp fallback) all contribute to the dot.
+  for (size_type len : {size_type{5}, size_type{150}}) {
+    const size_type n = 3001;
+    std::vector<offset_type> rp(n + 1, 0);
+    std::vector<index_type> ci;
+    std::vector<double> va;
+    for (size_type i = 0; i < n; ++i) {
+      const size_type row_len = i == 1234 ? 2000 : len;
+      for (size_type k = 0; k < row_len; ++k) {
+        ci.push_back(index_type((i * 7 + k * 13) % n));
+        va.push_back(1.0 / double(1 + (i + k) % 17));
+      }
+      std::sort(ci.end() - row_len, ci.end());
+      ci.erase(std::unique(ci.end() - row_len, ci.end()), ci.end());
+      va.resize(ci.size());
+      rp[i + 1] = offset_type(ci.size());
+    }
+    const CsrMatrix<double> A(n, n, Array<offset_type>(exec(), rp), Array<index_type>(exec(), ci),
+                              Array<double>(exec(), va));
+    A.validate();
+    Vector<double> x(Array<double>(exec(), test::random_values(n, 3)));
+    Vector<double> y1(exec(), n), y2(exec(), n);
+    const double fused = spmv_dot(A, x, y1);
+    spmv(A, x, y2);
+    EXPECT_EQ(y1.to_vector(), y2.to_vector());
+    const double separate = dot(x, y2);
+    EXPECT_NEAR(fused, separate, 1e-12 * std::abs(separate) + 1e-12);
+    EXPECT_EQ(fused, spmv_dot(A, x, y1)) << "must repeat bit for bit";
+  }
+  const auto rect = CsrMatrix<double>(2, 3, Array<offset_type>(exec(), {0, 0, 0}),
+                                      Array<index_type>(exec(), 0), Array<double>(exec(), 0));
+  Vector<double> x3(exec(), 3, 1.0), y2(exec(), 2);
+  EXPECT_THROW(spmv_dot(rect, x3, y2), dimension_mismatch);
+}
+
+STRATA_INSTANTIATE_ON_EXECUTORS(CsrSpmvDot);
 
 }  // namespace
 }  // namespace strata

@@ -73,6 +73,11 @@ void spmv(const CsrMatrix<T>& A, const Vector<T>& x, Vector<T>& y) {
   spmv(T{1}, A, x, T{0}, y);
 }
 
+/// y = A x for square A, returning x^T y in the same pass (CG's p^T A p
+/// without a second read of p and A p).
+template <class T>
+T spmv_dot(const CsrMatrix<T>& A, const Vector<T>& x, Vector<T>& y);
+
 /// What `strata info` reports about a matrix.
 struct MatrixProperties {
   size_type rows = 0;

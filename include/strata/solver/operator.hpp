@@ -25,6 +25,13 @@ class LinearOperator {
   /// y = Op(x). x and y are distinct vectors on executor(), of sizes cols()
   /// and rows().
   virtual void apply(const Vector<T>& x, Vector<T>& y) const = 0;
+  /// y = Op(x) and returns the local part of x^T y (square operators only).
+  /// Operators that can fuse the two (a matrix) override it; CG calls it for
+  /// p^T A p.
+  virtual T apply_dot(const Vector<T>& x, Vector<T>& y) const {
+    apply(x, y);
+    return dot(x, y);
+  }
   /// A short description for logs ("CSR 1000x1000", "Jacobi(omega=0.67)").
   virtual std::string describe() const = 0;
   /// Whether apply() is the same linear map every time. A preconditioner that
@@ -45,6 +52,7 @@ class MatrixOperator final : public LinearOperator<T> {
   size_type cols() const override { return A_.cols(); }
   const Executor& executor() const override { return A_.executor(); }
   void apply(const Vector<T>& x, Vector<T>& y) const override { spmv(A_, x, y); }
+  T apply_dot(const Vector<T>& x, Vector<T>& y) const override { return spmv_dot(A_, x, y); }
   std::string describe() const override;
   const CsrMatrix<T>& matrix() const noexcept { return A_; }
 

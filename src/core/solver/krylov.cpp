@@ -166,8 +166,7 @@ SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const V
   }
   copy(z.values(), p.values());
   for (;;) {
-    A.apply(p, q);
-    const T pq = pr.dot(p, q);
+    const T pq = pr.combine(A.apply_dot(p, q));
     if (!pr.usable(pq, "p^T A p")) return pr.info;
     if (pq < 0) {
       pr.finish(SolveStatus::indefinite,

@@ -19,6 +19,13 @@ template <class Exec, class T>
 void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
           const T* values, T alpha, const T* x, T beta, T* y);
 
+/// y = A x for square A, returning x^T y: the SpMV and the dot product of
+/// CG's p^T A p in one pass over the matrix (the dot costs no extra read of
+/// x and y). Fixed order: repeats bit for bit.
+template <class Exec, class T>
+T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+           const index_type* col_idx, const T* values, const T* x, T* y);
+
 /// Codes of validate().
 enum class CsrDefect : int {
   none = 0,

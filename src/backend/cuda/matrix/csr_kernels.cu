@@ -29,14 +29,16 @@ __device__ __forceinline__ T finish(T alpha, T sum, T beta, const T* y, size_typ
 }
 
 /// A warp per row, `warps` rows in flight per block; each row's partial sums
-/// are combined by a fixed shuffle tree (deterministic).
+/// are combined by a fixed shuffle tree (deterministic). Returns this
+/// thread's share of x^T y (rows whose y it wrote).
 template <class T>
-__device__ void spmv_warp_rows(size_type first_row, int nrows, const offset_type* row_start,
+__device__ T spmv_warp_rows(size_type first_row, int nrows, const offset_type* row_start,
                                const index_type* __restrict__ col_idx,
                                const T* __restrict__ values, T alpha, const T* __restrict__ x,
                                T beta, T* __restrict__ y) {
   const int lane = threadIdx.x % warp_size;
   const int warps = blockDim.x / warp_size;
+  T dot{0};
   for (int r = threadIdx.x / warp_size; r < nrows; r += warps) {
     T sum{0};
     for (offset_type k = row_start[r] + lane; k < row_start[r + 1]; k += warp_size) {
@@ -45,18 +47,34 @@ __device__ void spmv_warp_rows(size_type first_row, int nrows, const offset_type
     for (int offset = warp_size / 2; offset > 0; offset /= 2) {
       sum += __shfl_down_sync(0xffffffffu, sum, offset);
     }
-    if (lane == 0) y[first_row + r] = finish(alpha, sum, beta, y, first_row + r);
+    if (lane == 0) {
+      const T yi = finish(alpha, sum, beta, y, first_row + r);
+      y[first_row + r] = yi;
+      dot += x[first_row + r] * yi;
+    }
   }
+  return dot;
+}
+
+/// partial[blockIdx.x] = sum over the block of `contribution` (fixed tree).
+template <int BLOCK, class T>
+__device__ void block_partial_sum(T contribution, T* partial) {
+  using BlockReduce = cub::BlockReduce<T, BLOCK>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const T total = BlockReduce(storage).Sum(contribution);
+  if (threadIdx.x == 0) partial[blockIdx.x] = total;
 }
 
 /// CSR-stream: BLOCK threads, ROWS rows per block, BLOCK / ROWS threads per
 /// row in the reduction phase. `capacity` products fit in dynamic shared memory.
-template <int BLOCK, int ROWS, class T>
+/// With DOT, each block also writes its share of x^T y to dot_partial (the
+/// fused SpMV + dot of CG; x and y are then indexed alike, A is square).
+template <int BLOCK, int ROWS, bool DOT, class T>
 __global__ void __launch_bounds__(BLOCK)
     spmv_stream_kernel(size_type rows, const offset_type* __restrict__ row_ptr,
                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
                        T alpha, const T* __restrict__ x, T beta, T* __restrict__ y,
-                       int capacity) {
+                       int capacity, T* __restrict__ dot_partial) {
   constexpr int lanes_per_row = BLOCK / ROWS;
   static_assert(BLOCK % ROWS == 0 && lanes_per_row <= warp_size);
   extern __shared__ unsigned char shared_raw[];
@@ -71,7 +89,8 @@ __global__ void __launch_bounds__(BLOCK)
   const offset_type begin = row_start[0];
   const offset_type count = row_start[nrows] - begin;
   if (count > capacity) {  // uniform across the block: the rows do not fit
-    spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+    const T dot = spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+    if constexpr (DOT) block_partial_sum<BLOCK>(dot, dot_partial);
     return;
   }
   // Four independent gathers in flight per thread, the last round predicated
@@ -111,61 +130,108 @@ __global__ void __launch_bounds__(BLOCK)
       sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes_per_row);
     }
   }
-  if (r < nrows && lane == 0) y[first_row + r] = finish(alpha, sum, beta, y, first_row + r);
+  T dot{0};
+  if (r < nrows && lane == 0) {
+    const T yi = finish(alpha, sum, beta, y, first_row + r);
+    y[first_row + r] = yi;
+    if constexpr (DOT) dot = x[first_row + r] * yi;
+  }
+  if constexpr (DOT) block_partial_sum<BLOCK>(dot, dot_partial);
 }
 
 /// A warp per row for matrices whose rows are long.
-template <int BLOCK, class T>
+template <int BLOCK, bool DOT, class T>
 __global__ void __launch_bounds__(BLOCK)
     spmv_vector_kernel(size_type rows, const offset_type* __restrict__ row_ptr,
                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
-                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
+                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y,
+                       T* __restrict__ dot_partial) {
   constexpr int ROWS = BLOCK / warp_size;
   __shared__ offset_type row_start[ROWS + 1];
   const size_type first_row = static_cast<size_type>(blockIdx.x) * ROWS;
   const int nrows = static_cast<int>(rows - first_row < ROWS ? rows - first_row : size_type{ROWS});
   for (int t = threadIdx.x; t <= nrows; t += BLOCK) row_start[t] = row_ptr[first_row + t];
   __syncthreads();
-  spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+  const T dot = spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+  if constexpr (DOT) block_partial_sum<BLOCK>(dot, dot_partial);
 }
 
-template <int BLOCK, int ROWS, class T>
-void launch_stream(cudaStream_t stream, size_type rows, double mean_row, const offset_type* rp,
-                   const index_type* ci, const T* v, T alpha, const T* x, T beta, T* y) {
+template <int BLOCK, int ROWS, bool DOT, class T>
+size_type launch_stream(cudaStream_t stream, size_type rows, double mean_row,
+                        const offset_type* rp, const index_type* ci, const T* v, T alpha,
+                        const T* x, T beta, T* y, T* dot_partial) {
   // Room for rows 1.5x longer than the mean (plus slack), within the 48 KB
   // every block may use without opting in.
   const int max_capacity = static_cast<int>((48 * 1024 - sizeof(offset_type) * (ROWS + 1)) /
                                             sizeof(T));
   const int capacity = std::min<int>(max_capacity, static_cast<int>(ROWS * (mean_row * 1.5 + 4)));
   const size_type blocks = (rows + ROWS - 1) / ROWS;
-  spmv_stream_kernel<BLOCK, ROWS, T><<<static_cast<unsigned>(blocks), BLOCK,
-                                       capacity * sizeof(T), stream>>>(rows, rp, ci, v, alpha, x,
-                                                                       beta, y, capacity);
+  spmv_stream_kernel<BLOCK, ROWS, DOT, T>
+      <<<static_cast<unsigned>(blocks), BLOCK, capacity * sizeof(T), stream>>>(
+          rows, rp, ci, v, alpha, x, beta, y, capacity, dot_partial);
   STRATA_CUDA_CHECK(cudaGetLastError());
+  return blocks;
+}
+
+/// Picks the kernel by mean row length; returns the number of blocks (the
+/// number of dot partials written when DOT).
+template <bool DOT, class T>
+size_type launch_spmv(cudaStream_t stream, size_type rows, size_type nnz,
+                      const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                      T alpha, const T* x, T beta, T* y, T* dot_partial) {
+  const double mean_row = static_cast<double>(nnz) / static_cast<double>(rows);
+  if (mean_row <= 12) {
+    return launch_stream<256, 256, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
+                                        x, beta, y, dot_partial);
+  }
+  if (mean_row <= 40) {
+    return launch_stream<256, 64, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
+                                       x, beta, y, dot_partial);
+  }
+  if (mean_row <= 100) {
+    return launch_stream<256, 32, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
+                                       x, beta, y, dot_partial);
+  }
+  constexpr int block = 256;
+  const size_type blocks = (rows + block / warp_size - 1) / (block / warp_size);
+  spmv_vector_kernel<block, DOT, T><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
+      rows, row_ptr, col_idx, values, alpha, x, beta, y, dot_partial);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  return blocks;
 }
 
 }  // namespace
 
 template <class Exec, class T>
-void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
-          const T* values, T alpha, const T* x, T beta, T* y) {
+void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+          const index_type* col_idx, const T* values, T alpha, const T* x, T beta, T* y) {
   if (rows == 0) return;
   cuda_detail::activate(exec);
+  launch_spmv<false>(cuda_detail::stream_of(exec), rows, nnz, row_ptr, col_idx, values, alpha,
+                     x, beta, y, static_cast<T*>(nullptr));
+}
+
+template <class Exec, class T>
+T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+           const index_type* col_idx, const T* values, const T* x, T* y) {
+  if (rows == 0) return T{0};
+  cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
-  const double mean_row = static_cast<double>(nnz) / static_cast<double>(rows);
-  if (mean_row <= 12) {
-    launch_stream<256, 256>(stream, rows, mean_row, row_ptr, col_idx, values, alpha, x, beta, y);
-  } else if (mean_row <= 40) {
-    launch_stream<256, 64>(stream, rows, mean_row, row_ptr, col_idx, values, alpha, x, beta, y);
-  } else if (mean_row <= 100) {
-    launch_stream<256, 32>(stream, rows, mean_row, row_ptr, col_idx, values, alpha, x, beta, y);
-  } else {
-    constexpr int block = 256;
-    const size_type blocks = (rows + block / warp_size - 1) / (block / warp_size);
-    spmv_vector_kernel<block, T><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
-        rows, row_ptr, col_idx, values, alpha, x, beta, y);
-    STRATA_CUDA_CHECK(cudaGetLastError());
-  }
+  // One partial per block (at most rows / 8 blocks), then one block sums them
+  // in a fixed order: the result repeats bit for bit.
+  const size_type max_blocks = rows / 8 + 1;
+  cuda_detail::ScratchBuffer partial(exec, sizeof(T) * static_cast<std::size_t>(max_blocks + 1));
+  T* p = partial.as<T>();
+  const size_type blocks = launch_spmv<true>(stream, rows, nnz, row_ptr, col_idx, values, T{1},
+                                             x, T{0}, y, p);
+  cuda_detail::reduce_final_kernel<<<1, cuda_detail::reduce_block, 0, stream>>>(
+      static_cast<int>(blocks), T{0}, ops::Plus{}, p, p + max_blocks);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  T result;
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(&result, p + max_blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
 }
 
 template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, const offset_type*,
@@ -174,6 +240,12 @@ template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, const
 template void spmv<CudaExec, double>(const CudaExec&, size_type, size_type, const offset_type*,
                                      const index_type*, const double*, double, const double*,
                                      double, double*);
+template float spmv_dot<CudaExec, float>(const CudaExec&, size_type, size_type,
+                                         const offset_type*, const index_type*, const float*,
+                                         const float*, float*);
+template double spmv_dot<CudaExec, double>(const CudaExec&, size_type, size_type,
+                                           const offset_type*, const index_type*, const double*,
+                                           const double*, double*);
 template size_type validate<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
                                              const offset_type*, const index_type*, const float*);
 template size_type validate<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,

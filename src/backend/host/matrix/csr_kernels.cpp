@@ -41,6 +41,22 @@ void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* ro
   });
 }
 
+template <class Exec, class T>
+T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+           const index_type* col_idx, const T* values, const T* x, T* y) {
+  // On the host the second pass costs little against the SpMV itself, and it
+  // keeps the reduction order independent of the thread count.
+  spmv(exec, rows, nnz, row_ptr, col_idx, values, T{1}, x, T{0}, y);
+  return transform_reduce(exec, rows, T{0}, [=](size_type i) { return x[i] * y[i]; },
+                          ops::Plus{});
+}
+
+template float spmv_dot<HostExec, float>(const HostExec&, size_type, size_type,
+                                         const offset_type*, const index_type*, const float*,
+                                         const float*, float*);
+template double spmv_dot<HostExec, double>(const HostExec&, size_type, size_type,
+                                           const offset_type*, const index_type*, const double*,
+                                           const double*, double*);
 template void spmv<HostExec, float>(const HostExec&, size_type, size_type, const offset_type*,
                                     const index_type*, const float*, float, const float*, float,
                                     float*);
