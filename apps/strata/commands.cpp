@@ -114,6 +114,10 @@ struct SpmvOptions {
   bool host = false;
   bool device = false;
   int samples = 9;
+  /// "csr", or "bsr": also convert to square blocks of `block` and time the
+  /// block SpMV beside the scalar kernels.
+  std::string format = "csr";
+  int block = 3;
 };
 
 struct Timing {
@@ -147,6 +151,10 @@ Timing time_per_call(const Executor& exec, int samples, F&& f) {
 
 void run_spmv(const SpmvOptions& o, const Common& c) {
   require(o.samples >= 1, "spmv: --samples must be >= 1, got " + std::to_string(o.samples));
+  require(o.format == "csr" || o.format == "bsr",
+          "spmv: --format must be csr or bsr, got '" + o.format + "'");
+  const bool bsr = o.format == "bsr";
+  require(!bsr || o.block >= 1, "spmv: --block must be >= 1, got " + std::to_string(o.block));
   const Executor exec = pick_executor(o.host, o.device);
   auto p = load_problem(o.problem, o.n, exec);
   const auto& A = p.A;
@@ -162,32 +170,71 @@ void run_spmv(const SpmvOptions& o, const Common& c) {
   struct Row {
     std::string name;
     Timing t;
+    double bytes;
   };
   std::vector<Row> results;
-  results.push_back({"strata", time_per_call(exec, o.samples, [&] { spmv(A, x, y); })});
+  results.push_back({"strata", time_per_call(exec, o.samples, [&] { spmv(A, x, y); }), bytes});
   double max_difference = 0;
   if (exec.is_cuda()) {
     CusparseSpmv reference(A);
     Vector<double> y_ref(exec, A.rows(), 0.0);
-    results.push_back({"cusparse", time_per_call(exec, o.samples,
-                                                 [&] { reference.apply(1.0, x, 0.0, y_ref); })});
+    results.push_back({"cusparse",
+                       time_per_call(exec, o.samples, [&] { reference.apply(1.0, x, 0.0, y_ref); }),
+                       bytes});
     spmv(A, x, y);
     reference.apply(1.0, x, 0.0, y_ref);
     axpy(-1.0, y, y_ref);
     max_difference = norm_inf(y_ref) / std::max(norm_inf(y), 1e-300);
   }
 
+  // The same matrix in blocks: one 32-bit index per block, the block row
+  // offsets once, x and y once.
+  BsrMatrix<double> B;
+  double bsr_bytes = 0, convert_seconds = 0, bsr_difference = 0;
+  if (bsr) {
+    const auto start = std::chrono::steady_clock::now();
+    B = to_bsr(A, o.block);
+    exec.synchronize();
+    convert_seconds = seconds_since(start);
+    const auto d = [](size_type v) { return static_cast<double>(v); };
+    bsr_bytes = 8.0 * d(B.nnz()) + 4.0 * d(B.num_blocks()) + 4.0 * d(B.block_rows() + 1) +
+                8.0 * d(B.cols()) + 8.0 * d(B.rows());
+    Vector<double> y_bsr(exec, A.rows(), 0.0);
+    results.push_back({"strata-bsr", time_per_call(exec, o.samples, [&] { spmv(B, x, y_bsr); }),
+                       bsr_bytes});
+    spmv(A, x, y);
+    spmv(B, x, y_bsr);
+    axpy(-1.0, y, y_bsr);
+    bsr_difference = norm_inf(y_bsr) / std::max(norm_inf(y), 1e-300);
+  }
+  const auto median_of = [&](const std::string& name) {
+    for (const auto& r : results) {
+      if (r.name == name) return r.t.median_seconds;
+    }
+    return 0.0;
+  };
+
   if (c.json) {
     json kernels = json::array();
     for (const auto& r : results) {
       kernels.push_back({{"name", r.name}, {"median_ms", r.t.median_seconds * 1e3},
                          {"min_ms", r.t.min_seconds * 1e3}, {"repetitions", r.t.repetitions},
-                         {"effective_gbs", bytes / r.t.median_seconds * 1e-9}});
+                         {"effective_bytes", r.bytes},
+                         {"effective_gbs", r.bytes / r.t.median_seconds * 1e-9}});
     }
     json j = {{"command", "spmv"}, {"problem", p.name}, {"n", p.n}, {"rows", A.rows()},
-              {"nnz", A.nnz()}, {"backend", exec.name()}, {"effective_bytes", bytes},
-              {"kernels", kernels}};
+              {"nnz", A.nnz()}, {"backend", exec.name()}, {"format", o.format},
+              {"effective_bytes", bytes}, {"kernels", kernels}};
     if (exec.is_cuda()) j["max_relative_difference_vs_cusparse"] = max_difference;
+    if (bsr) {
+      j["bsr"] = {{"block_size", o.block}, {"blocks", B.num_blocks()}, {"stored_values", B.nnz()},
+                  {"effective_bytes", bsr_bytes}, {"convert_seconds", convert_seconds},
+                  {"speedup_vs_csr", median_of("strata") / median_of("strata-bsr")},
+                  {"max_relative_difference_vs_csr", bsr_difference}};
+      if (exec.is_cuda()) {
+        j["bsr"]["speedup_vs_cusparse"] = median_of("cusparse") / median_of("strata-bsr");
+      }
+    }
     print_json(j);
     return;
   }
@@ -195,14 +242,29 @@ void run_spmv(const SpmvOptions& o, const Common& c) {
               exec.name().c_str(), p.name.c_str(), (long long)p.n, (long long)A.rows(),
               (long long)A.nnz(), nnz / std::max(rows, 1.0));
   std::printf("  effective bytes per SpMV: %.1f MB (12 nnz + 4 (n+1) + 16 n)\n", bytes * 1e-6);
+  if (bsr) {
+    std::printf("  as BSR %dx%d: %lld blocks, %lld stored values (converted in %.3f s); "
+                "effective bytes %.1f MB\n"
+                "  (8 values + 4 blocks + 4 (block rows+1) + 8 cols + 8 rows)\n",
+                o.block, o.block, (long long)B.num_blocks(), (long long)B.nnz(), convert_seconds,
+                bsr_bytes * 1e-6);
+  }
   std::printf("  %-10s %12s %12s %14s\n", "kernel", "median ms", "min ms", "effective GB/s");
   for (const auto& r : results) {
     std::printf("  %-10s %12.4f %12.4f %14.1f\n", r.name.c_str(), r.t.median_seconds * 1e3,
-                r.t.min_seconds * 1e3, bytes / r.t.median_seconds * 1e-9);
+                r.t.min_seconds * 1e3, r.bytes / r.t.median_seconds * 1e-9);
   }
   if (exec.is_cuda()) {
     std::printf("  strata / cusparse speed: %.2fx; max relative difference %.2e\n",
-                results[1].t.median_seconds / results[0].t.median_seconds, max_difference);
+                median_of("cusparse") / median_of("strata"), max_difference);
+  }
+  if (bsr) {
+    std::printf("  strata-bsr speed: %.2fx strata csr",
+                median_of("strata") / median_of("strata-bsr"));
+    if (exec.is_cuda()) {
+      std::printf(", %.2fx cusparse", median_of("cusparse") / median_of("strata-bsr"));
+    }
+    std::printf("; max relative difference to csr %.2e\n", bsr_difference);
   }
 }
 
@@ -249,6 +311,11 @@ void add_spmv(CLI::App& app, Common& common) {
   cmd->add_flag("--device", o->device, "Run on the CUDA device");
   cmd->add_option("--samples", o->samples, "Timed batches; the median is reported")
       ->capture_default_str();
+  cmd->add_option("--format", o->format, "csr, or bsr: also time the block SpMV of the matrix "
+                                         "converted to square blocks")
+      ->check(CLI::IsMember({"csr", "bsr"}))
+      ->capture_default_str();
+  cmd->add_option("--block", o->block, "Block size of --format bsr")->capture_default_str();
   cmd->add_flag("--json", common.json, "Print one JSON object");
   cmd->callback([o, &common] { run_spmv(*o, common); });
 }

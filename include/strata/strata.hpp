@@ -10,6 +10,8 @@
 #include "strata/core/types.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/io/matrix_market.hpp"
+#include "strata/matrix/assembly.hpp"
+#include "strata/matrix/bsr.hpp"
 #include "strata/matrix/csr.hpp"
 #include "strata/matrix/cusparse_reference.hpp"
 #include "strata/matrix/vector.hpp"

@@ -1,0 +1,110 @@
+// Host BSR kernels: SpMV with compiled block sizes and a blocks-balanced
+// split of block rows between threads, and the instantiation of the shared
+// bodies (validate, conversions, transpose).
+
+#include "kernels/matrix/bsr_kernels.ipp"
+
+#include <algorithm>
+
+#include "backend/host/base/parallel.hpp"
+
+namespace strata::kernels::bsr {
+
+namespace {
+
+/// Block rows [first, last) with R x C blocks known at compile time: the
+/// inner loops unroll and the R partial sums stay in registers. The order
+/// of summation is the contract's (blocks in order, then columns).
+template <int R, int C, class T>
+void spmv_block_rows(size_type first, size_type last, const offset_type* row_ptr,
+                     const index_type* col_idx, const T* values, T alpha, const T* x, T beta,
+                     T* y) {
+  for (size_type I = first; I < last; ++I) {
+    T sum[R] = {};
+    for (offset_type k = row_ptr[I]; k < row_ptr[I + 1]; ++k) {
+      const T* v = values + k * (R * C);
+      const T* xs = x + static_cast<size_type>(col_idx[k]) * C;
+      for (int a = 0; a < R; ++a) {
+        for (int j = 0; j < C; ++j) sum[a] += v[a * C + j] * xs[j];
+      }
+    }
+    for (int a = 0; a < R; ++a) {
+      const size_type i = I * R + a;
+      y[i] = beta == T{0} ? alpha * sum[a] : alpha * sum[a] + beta * y[i];
+    }
+  }
+}
+
+template <int R, int C, class T>
+void spmv_fixed(const HostExec& exec, size_type block_rows, size_type num_blocks,
+                const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
+                const T* x, T beta, T* y) {
+  const int threads = host_detail::thread_count(exec);
+  if (threads <= 1 || num_blocks * R * C + block_rows < host_detail::parallel_threshold) {
+    spmv_block_rows<R, C>(0, block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    return;
+  }
+  // Thread t takes the block rows whose first block falls in its equal share
+  // of the blocks (as the CSR SpMV does with nonzeros).
+  const auto boundary = [&](int t) -> size_type {
+    if (t >= threads) return block_rows;
+    const offset_type target =
+        num_blocks / threads * t + std::min<offset_type>(t, num_blocks % threads);
+    return std::lower_bound(row_ptr, row_ptr + block_rows, target) - row_ptr;
+  };
+  host_detail::for_each_task(exec, threads, [&](size_type t) {
+    spmv_block_rows<R, C>(boundary(int(t)), boundary(int(t) + 1), row_ptr, col_idx, values, alpha,
+                          x, beta, y);
+  });
+}
+
+}  // namespace
+
+template <class Exec, class T>
+void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, int c,
+          const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
+          const T* x, T beta, T* y) {
+  const auto fixed = [&](auto R, auto C) {
+    spmv_fixed<decltype(R)::value, decltype(C)::value>(exec, block_rows, num_blocks, row_ptr,
+                                                       col_idx, values, alpha, x, beta, y);
+  };
+  using std::integral_constant;
+  using I1 = integral_constant<int, 1>;
+  using I2 = integral_constant<int, 2>;
+  using I3 = integral_constant<int, 3>;
+  using I4 = integral_constant<int, 4>;
+  using I6 = integral_constant<int, 6>;
+  if (r == 1 && c == 1) return fixed(I1{}, I1{});
+  if (r == 2 && c == 2) return fixed(I2{}, I2{});
+  if (r == 3 && c == 3) return fixed(I3{}, I3{});
+  if (r == 4 && c == 4) return fixed(I4{}, I4{});
+  if (r == 6 && c == 6) return fixed(I6{}, I6{});
+  if (r == 2 && c == 3) return fixed(I2{}, I3{});
+  if (r == 3 && c == 2) return fixed(I3{}, I2{});
+  if (r == 3 && c == 6) return fixed(I3{}, I6{});
+  if (r == 6 && c == 3) return fixed(I6{}, I3{});
+  detail::spmv_generic(exec, block_rows, r, c, row_ptr, col_idx, values, alpha, x, beta, y);
+}
+
+#define STRATA_BSR_HOST(T)                                                                         \
+  template void spmv<HostExec, T>(const HostExec&, size_type, size_type, int, int,                 \
+                                  const offset_type*, const index_type*, const T*, T, const T*, T, \
+                                  T*);                                                             \
+  template size_type validate<HostExec, T>(const HostExec&, size_type, size_type, size_type, int,  \
+                                           const offset_type*, const index_type*, const T*);       \
+  template BsrMatrix<T> from_csr<HostExec, T>(const HostExec&, size_type, size_type,               \
+                                              const offset_type*, const index_type*, const T*,     \
+                                              size_type, int, int);                                \
+  template CsrMatrix<T> to_csr<HostExec, T>(const HostExec&, size_type, size_type, int, int,       \
+                                            const offset_type*, const index_type*, const T*,       \
+                                            size_type);                                            \
+  template BsrMatrix<T> transpose<HostExec, T>(const HostExec&, size_type, size_type, int, int,    \
+                                               const offset_type*, const index_type*, const T*,    \
+                                               size_type);
+
+STRATA_BSR_HOST(float)
+STRATA_BSR_HOST(double)
+
+#undef STRATA_BSR_HOST
+
+}  // namespace strata::kernels::bsr
