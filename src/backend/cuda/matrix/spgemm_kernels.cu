@@ -1,0 +1,902 @@
+// CUDA SpGEMM: C = A B with row-wise hash tables (hypre paper, section 4.2).
+//
+// Stages of multiply():
+//   1. work w_i of each row (products a_ik b_kj; spgemm_kernels.ipp);
+//   2. rows binned by class (one radix-sort pass on a 4-bit class key), so
+//      each launch runs rows of one cost with a fitting thread group:
+//        classes 0-5: a group of G = 1, 2, ..., 32 lanes per row, G the
+//          larger of what the row's table needs and the mean length of the
+//          B rows it reads (rounded up to a power of two);
+//        count class 6: a block per row, table of 8192 keys in shared memory;
+//        count class 7 / fill class 6: a block per row, table in global
+//          memory, rows processed in batches of bounded scratch;
+//   3. count: the distinct columns of each row, by inserting them into an
+//      open-addressing table in shared memory (atomicCAS on the key; each
+//      lane walks the B row of its own A entry, so the lanes of a group need
+//      no coordination), sized to 4/3 of min(w_i, B.cols()), which bounds
+//      the row's nonzeros; row offsets by a 64-bit scan;
+//   4. fill: the row's columns inserted again into a table of 2 n slots,
+//      compacted in slot order (warp ballot), sorted by a bitonic network in
+//      shared memory and written out; then the values (stage 5) in the same
+//      kernel, while the sorted columns are still in shared memory;
+//   5. values: for each a_ik in A's stored order, the lanes take the
+//      entries b_kj of B's row k, find column j in the sorted row by binary
+//      search and add a_ik b_kj into that entry. The columns of one B row are
+//      distinct, so the lanes never add into the same entry within one a_ik;
+//      a group barrier separates consecutive a_ik. Every c_ij is thus summed
+//      in the order of A's row, with plain (non-atomic) fused multiply-adds:
+//      the result repeats bit for bit and does not depend on scheduling.
+//      (Accumulating values inside the hash table with atomicAdd, as in the
+//      paper, would make the order of the floating-point sums depend on
+//      timing.) numeric() is stage 5 alone, on the stored pattern and
+//      schedule: the value-only recompute.
+//
+// Memory beyond C: the work per row and the two binnings (about 30 bytes a
+// row, transient), the schedule kept for recompute (8 bytes a row), and
+// global hash tables only for the rare rows that do not fit shared memory.
+//
+// What the H200 measurements (bench/spgemm.cpp) showed: the cost follows the
+// number of rows times the steps a_ik per row more than the products, since
+// every step of the ordered value pass costs each lane shuffles, a search
+// and a barrier; hence the own-row inserts of the order-free passes. A
+// thread per row for the values of short rows was tried and was slower
+// (uncoalesced row accesses, little L1 left beside the shared memory).
+
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/base/parallel.cuh"
+#include "kernels/matrix/spgemm_kernels.hpp"
+#include "kernels/matrix/spgemm_kernels.ipp"
+
+namespace strata::kernels::spgemm {
+
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr index_type empty_key = INT_MAX;  // never a column: columns are < B.cols() <= INT_MAX
+constexpr int block_size = 256;
+constexpr int warp_size = 32;
+constexpr int warps_per_block = block_size / warp_size;
+
+// Classes. Group classes c = 0..5 run G = 1 << c lanes per row.
+constexpr int group_classes = 6;
+constexpr int count_shared_block_class = 6;
+constexpr int count_global_class = 7;
+constexpr int fill_long_class = 6;
+constexpr int no_work_class = 15;  // empty rows of C: nothing to launch
+constexpr int class_bits = 4;
+constexpr int class_slots = 1 << class_bits;
+
+// Count: room for 32 G keys per group (33 KB per block of 256 threads for
+// every G), for rows whose bound on distinct columns is at most 24 G; a row
+// uses the power of two >= 4/3 of its bound (at most 3/4 full).
+constexpr int count_keys_per_lane = 32;
+constexpr int count_bound_per_lane = 24;
+// Count, a block per row: 8192 keys (32 KB) for bounds up to 6144.
+constexpr int block_table_bits = 13;
+constexpr offset_type block_table_bound = 6144;
+// Fill and values: rows of at most 8 G nonzeros, a table of 16 G keys
+// (at most half full); 44 KB per block in double precision.
+// Every group's arrays are padded by G elements: the groups of a warp touch
+// the same relative positions at the same time (bisection steps, bitonic
+// pairs, table clearing by lanes l, l + G, ...), and arrays of a power-of-
+// two size would put all groups in the same banks (a 32-way conflict for
+// G = 1); with the padding, group g starts g G banks further on.
+constexpr int row_entries_per_lane = 8;
+constexpr int fill_keys_per_lane = 16;
+// Global tables of one batch: at most this many keys (256 MB), unless a
+// single row needs more.
+constexpr offset_type global_table_budget = offset_type{1} << 26;
+
+inline unsigned grid_for(size_type items, int per_block) {
+  const size_type blocks = (items + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::min<size_type>(std::max<size_type>(blocks, 1), 1 << 20));
+}
+
+// ---------------------------------------------------------------- classes
+
+/// log2 of the smallest power of two >= the mean length of the B rows that
+/// row i reads (at most 5): the lanes that take one B row in one round, so
+/// that a row needs as few rounds (and barriers) as possible.
+__device__ __forceinline__ int width_class(offset_type work, offset_type a_len) {
+  const offset_type len = a_len > 0 ? a_len : 1;
+  const offset_type mean = (work + len - 1) / len;
+  int c = 0;
+  while (c < group_classes - 1 && (offset_type{1} << c) < mean) ++c;
+  return c;
+}
+
+__global__ void classify_count_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
+                                      const offset_type* __restrict__ work, size_type b_cols,
+                                      std::uint8_t* __restrict__ key) {
+  const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  const offset_type w = work[i];
+  int c = no_work_class;
+  if (w > 0) {
+    const offset_type bound = w < b_cols ? w : b_cols;
+    int t = 0;
+    while (t < group_classes && bound > (offset_type{count_bound_per_lane} << t)) ++t;
+    if (t == group_classes) {
+      c = bound <= block_table_bound ? count_shared_block_class : count_global_class;
+    } else {
+      c = max(t, width_class(w, a_row_ptr[i + 1] - a_row_ptr[i]));
+    }
+  }
+  key[i] = static_cast<std::uint8_t>(c);
+}
+
+__global__ void classify_fill_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
+                                     const offset_type* __restrict__ work,
+                                     const offset_type* __restrict__ c_row_ptr,
+                                     std::uint8_t* __restrict__ key) {
+  const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  const offset_type n = c_row_ptr[i + 1] - c_row_ptr[i];
+  int c = no_work_class;
+  if (n > 0) {
+    int t = 0;
+    while (t < group_classes && n > (offset_type{row_entries_per_lane} << t)) ++t;
+    c = t == group_classes ? fill_long_class
+                           : max(t, width_class(work[i], a_row_ptr[i + 1] - a_row_ptr[i]));
+  }
+  key[i] = static_cast<std::uint8_t>(c);
+}
+
+__global__ void iota_kernel(size_type n, size_type* __restrict__ out) {
+  const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
+}
+
+__global__ void class_begin_kernel(size_type n, const std::uint8_t* __restrict__ sorted,
+                                   offset_type* __restrict__ begin) {
+  const int c = threadIdx.x;
+  if (c > class_slots) return;
+  size_type lo = 0, len = n;  // first position with sorted[p] >= c
+  while (len > 0) {
+    const size_type half = len / 2;
+    if (sorted[lo + half] < c) {
+      lo += half + 1;
+      len -= half + 1;
+    } else {
+      len = half;
+    }
+  }
+  begin[c] = lo;
+}
+
+// ---------------------------------------------------------------- hashing
+
+/// Slot of `key` in a table of 2^bits entries: Fibonacci hashing, the high
+/// bits of key * 2^64/phi. (Low bits would keep the strides of stencil
+/// columns, n and n^2, which are often multiples of the table size.)
+__device__ __forceinline__ std::uint64_t hash_slot(index_type key, int bits) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
+         (64 - bits);
+}
+
+/// Inserts `key` into the open-addressing table (linear probing, never
+/// full by construction); returns 1 when it was not there yet. Keys only:
+/// concurrent inserts of one key are resolved by atomicCAS.
+template <bool GLOBAL>
+__device__ __forceinline__ int insert_key(index_type* table, int bits, index_type key) {
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  std::uint64_t s = hash_slot(key, bits);
+  while (true) {
+    // A stale read costs only the CAS below, which sees the truth.
+    const index_type seen = GLOBAL ? __ldcg(table + s) : *(volatile index_type*)(table + s);
+    if (seen == key) return 0;
+    if (seen == empty_key) {
+      const index_type before = atomicCAS(table + s, empty_key, key);
+      if (before == empty_key) return 1;
+      if (before == key) return 0;
+    }
+    s = (s + 1) & mask;
+  }
+}
+
+// ------------------------------------------------------- walking products
+//
+// A group walks A's row i in chunks of G entries: lane l loads entry l's
+// column k and B's row extent (one round of independent loads). Then:
+//  - inserting columns (order free): each lane walks its own B row, loading
+//    a few keys ahead; no coordination at all, unless a B row of the chunk
+//    is long (> own_row_limit), when the lanes stride over the chunk's B
+//    rows one after another instead;
+//  - adding values (ordered): the chunk's B rows are taken one after another
+//    (step t, the lanes striding over B's row, a barrier after each step);
+//    the loads and searches of a few steps are done before their additions,
+//    so a group has several loads in flight rather than one.
+
+constexpr int own_row_limit = 64;
+
+/// Calls f(j) for the column j of every entry of the B rows that A's row i
+/// names (in no particular order).
+template <int G, class Tile, class F>
+__device__ __forceinline__ void for_each_product(const Tile& tile, const Pattern& A,
+                                                 const Pattern& B, size_type i, F&& f) {
+  constexpr int ahead = 4;
+  const int lane = static_cast<int>(tile.thread_rank());
+  const offset_type a0 = A.row_ptr[i], a1 = A.row_ptr[i + 1];
+  for (offset_type base = a0; base < a1; base += G) {
+    offset_type b0 = 0;
+    int len = 0;
+    if (base + lane < a1) {
+      const index_type k = A.col_idx[base + lane];
+      b0 = B.row_ptr[k];
+      len = static_cast<int>(B.row_ptr[k + 1] - b0);
+    }
+    if (!tile.any(len > own_row_limit)) {
+      const index_type* cols = B.col_idx + b0;
+      for (int q = 0; q < len; q += ahead) {
+        index_type key[ahead];
+#pragma unroll
+        for (int u = 0; u < ahead; ++u) key[u] = q + u < len ? cols[q + u] : empty_key;
+#pragma unroll
+        for (int u = 0; u < ahead; ++u) {
+          if (key[u] != empty_key) f(key[u]);
+        }
+      }
+    } else {
+      const int m = static_cast<int>(a1 - base < G ? a1 - base : G);
+      for (int t = 0; t < m; ++t) {
+        const index_type* cols = B.col_idx + tile.shfl(b0, t);
+        const int l = tile.shfl(len, t);
+        for (int q = lane; q < l; q += G) f(cols[q]);
+      }
+    }
+  }
+}
+
+/// First p in [0, n) with cols[p] >= key; cols ascending, key present.
+template <class N>
+__device__ __forceinline__ N find_column(const index_type* cols, N n, index_type key) {
+  N lo = 0;
+  while (n > 0) {
+    const N half = n / 2;
+    if (cols[lo + half] < key) {
+      lo += half + 1;
+      n -= half + 1;
+    } else {
+      n = half;
+    }
+  }
+  return lo;
+}
+
+/// acc[p] += a_ik b_kj for the entries of A's row i, acc[p] the entry of
+/// column j in the sorted row `cols` (n entries). For one a_ik the b_kj go
+/// to distinct entries; the barrier after each a_ik fixes the order in which
+/// each entry is summed: the order of A's row. The loads and searches of
+/// `ahead` steps are done first (they do not depend on acc), then their
+/// additions one step after another.
+template <int G, class Tile, class T, class N>
+__device__ __forceinline__ void accumulate_row(const Tile& tile, const Pattern& A,
+                                               const T* __restrict__ a_val, const Pattern& B,
+                                               const T* __restrict__ b_val, size_type i,
+                                               const index_type* cols, N n, T* acc) {
+  constexpr int ahead = G < 4 ? G : 4;
+  const int lane = static_cast<int>(tile.thread_rank());
+  const offset_type a0 = A.row_ptr[i], a1 = A.row_ptr[i + 1];
+  for (offset_type base = a0; base < a1; base += G) {
+    offset_type b0 = 0;
+    int len = 0;
+    T a{0};
+    if (base + lane < a1) {
+      const index_type k = A.col_idx[base + lane];
+      a = a_val[base + lane];
+      b0 = B.row_ptr[k];
+      len = static_cast<int>(B.row_ptr[k + 1] - b0);
+    }
+    const int m = static_cast<int>(a1 - base < G ? a1 - base : G);
+    const bool longer = tile.any(len > G);  // some B row needs more than one round
+    for (int t0 = 0; t0 < m; t0 += ahead) {
+      T at[ahead], b[ahead];
+      index_type j[ahead];
+      N p[ahead];
+      bool has[ahead];
+#pragma unroll
+      for (int u = 0; u < ahead; ++u) {
+        const int t = (t0 + u) & (G - 1);
+        const offset_type s0 = tile.shfl(b0, t);
+        const int l = tile.shfl(len, t);
+        at[u] = tile.shfl(a, t);
+        has[u] = t0 + u < m && lane < l;
+        j[u] = has[u] ? B.col_idx[s0 + lane] : 0;
+        b[u] = has[u] ? b_val[s0 + lane] : T{0};
+      }
+#pragma unroll
+      for (int u = 0; u < ahead; ++u) p[u] = has[u] ? find_column(cols, n, j[u]) : N{0};
+#pragma unroll
+      for (int u = 0; u < ahead; ++u) {
+        if (t0 + u < m) {  // uniform across the group
+          if (has[u]) acc[p[u]] = fma(at[u], b[u], acc[p[u]]);
+          if (longer) {
+            const int t = t0 + u;
+            const offset_type s0 = tile.shfl(b0, t);
+            const int l = tile.shfl(len, t);
+            for (int q = lane + G; q < l; q += G) {
+              const N r = find_column(cols, n, B.col_idx[s0 + q]);
+              acc[r] = fma(at[u], b_val[s0 + q], acc[r]);
+            }
+          }
+          tile.sync();
+        }
+      }
+    }
+  }
+}
+
+/// Sorts keys[0 .. size) ascending (size a power of two) with the lanes of
+/// `tile`: a bitonic network, each lane taking compare-exchange pairs.
+template <int G, class Tile>
+__device__ __forceinline__ void bitonic_sort(const Tile& tile, index_type* keys, int size) {
+  const int lane = static_cast<int>(tile.thread_rank());
+  const int pairs = size / 2;
+  for (int k = 2; k <= size; k <<= 1) {
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      for (int t = lane; t < pairs; t += G) {
+        const int x = t + (t & ~(j - 1));  // pair t: x has bit j clear, its partner is x + j
+        const int y = x + j;
+        const index_type a = keys[x], b = keys[y];
+        const bool ascending = (x & k) == 0;
+        if ((a > b) == ascending) {
+          keys[x] = b;
+          keys[y] = a;
+        }
+      }
+      tile.sync();
+    }
+  }
+}
+
+template <int G, class Tile>
+__device__ __forceinline__ int group_sum(const Tile& tile, int value) {
+  if constexpr (G > 1) {
+    for (int offset = G / 2; offset > 0; offset /= 2) value += tile.shfl_down(value, offset);
+  }
+  return value;  // complete in lane 0
+}
+
+// ---------------------------------------------------------------- kernels
+
+/// log2 of the smallest power of two >= max(keys, 4).
+__device__ __forceinline__ int table_bits_for(offset_type keys) {
+  int b = 2;
+  while ((offset_type{1} << b) < keys) ++b;
+  return b;
+}
+
+/// Count, G lanes per row; each group has room for 32 G keys in shared
+/// memory and a row uses the power of two >= 4/3 of its bound on distinct
+/// columns (so less to clear for short rows).
+template <int G>
+__global__ void __launch_bounds__(block_size)
+    count_group_kernel(const size_type* __restrict__ rows, size_type count, Pattern A, Pattern B,
+                       const offset_type* __restrict__ work, offset_type* __restrict__ c_count) {
+  constexpr int groups = block_size / G;
+  constexpr int stride = count_keys_per_lane * G + G;  // padded, see above
+  __shared__ index_type tables[groups * stride];
+  const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
+  const int lane = static_cast<int>(tile.thread_rank());
+  const int group = threadIdx.x / G;
+  index_type* table = tables + group * stride;
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot < count;
+       slot += static_cast<size_type>(gridDim.x) * groups) {
+    const size_type i = rows[slot];
+    const offset_type w = work[i];
+    const offset_type bound = w < B.cols ? w : B.cols;
+    const int bits = table_bits_for(bound + bound / 3);
+    for (int s = lane; s < (1 << bits); s += G) table[s] = empty_key;
+    tile.sync();
+    int found = 0;
+    for_each_product<G>(tile, A, B, i,
+                        [&](index_type j) { found += insert_key<false>(table, bits, j); });
+    found = group_sum<G>(tile, found);
+    if (lane == 0) c_count[i] = found;
+    tile.sync();  // before the table is cleared for the next row
+  }
+}
+
+/// Count, a block per row: the warps take A's entries in turn, the lanes of
+/// a warp stride over the B row. Table in shared memory (8192 keys) or, for
+/// GLOBAL, at tables + table_begin[slot] with 2^table_bits[slot] keys.
+template <bool GLOBAL>
+__global__ void __launch_bounds__(block_size)
+    count_block_kernel(const size_type* __restrict__ rows, size_type count, Pattern A, Pattern B,
+                       offset_type* __restrict__ c_count, index_type* tables,
+                       const offset_type* __restrict__ table_begin,
+                       const int* __restrict__ table_bits) {
+  __shared__ index_type shared_table[GLOBAL ? 1 : (1 << block_table_bits)];
+  __shared__ int block_found;
+  const int warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
+  for (size_type slot = blockIdx.x; slot < count; slot += gridDim.x) {
+    const size_type i = rows[slot];
+    index_type* table = GLOBAL ? tables + table_begin[slot] : shared_table;
+    const int bits = GLOBAL ? table_bits[slot] : block_table_bits;
+    const offset_type size = offset_type{1} << bits;
+    for (offset_type s = threadIdx.x; s < size; s += block_size) table[s] = empty_key;
+    if (threadIdx.x == 0) block_found = 0;
+    __syncthreads();
+    int found = 0;
+    for (offset_type e = A.row_ptr[i] + warp; e < A.row_ptr[i + 1]; e += warps_per_block) {
+      const index_type k = A.col_idx[e];
+      for (offset_type q = B.row_ptr[k] + lane; q < B.row_ptr[k + 1]; q += warp_size) {
+        found += insert_key<GLOBAL>(table, bits, B.col_idx[q]);
+      }
+    }
+    for (int offset = warp_size / 2; offset > 0; offset /= 2) {
+      found += __shfl_down_sync(0xffffffffu, found, offset);
+    }
+    if (lane == 0) atomicAdd(&block_found, found);
+    __syncthreads();
+    if (threadIdx.x == 0) c_count[i] = block_found;
+    __syncthreads();
+  }
+}
+
+/// Fill and values, G lanes per row of at most 8 G nonzeros: columns into a
+/// table of the power of two >= max(2 n, G) keys (at most 16 G), compacted
+/// in slot order, sorted, written; then the values summed into shared
+/// accumulators and written. `status` gets 1 if a row's distinct columns
+/// disagree with the count pass (an internal error).
+template <int G, class T>
+__global__ void __launch_bounds__(block_size)
+    fill_group_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
+                      const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
+                      const offset_type* __restrict__ c_row_ptr, index_type* __restrict__ c_col,
+                      T* __restrict__ c_val, int* status) {
+  constexpr int groups = block_size / G;
+  constexpr int cap = row_entries_per_lane * G;
+  constexpr int table_stride = fill_keys_per_lane * G + G;  // padded, see above
+  __shared__ index_type tables[groups * table_stride];
+  __shared__ index_type lists[groups * (cap + G)];
+  __shared__ T accs[groups * (cap + G)];
+  const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
+  const int lane = static_cast<int>(tile.thread_rank());
+  const int group = threadIdx.x / G;
+  index_type* table = tables + group * table_stride;
+  index_type* list = lists + group * (cap + G);
+  T* acc = accs + group * (cap + G);
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot < count;
+       slot += static_cast<size_type>(gridDim.x) * groups) {
+    const size_type i = rows[slot];
+    const offset_type c0 = c_row_ptr[i];
+    const int expected = static_cast<int>(c_row_ptr[i + 1] - c0);
+    const int bits = table_bits_for(2 * expected > G ? 2 * expected : G);
+    const int table_size = 1 << bits;
+    for (int s = lane; s < table_size; s += G) table[s] = empty_key;
+    tile.sync();
+    for_each_product<G>(tile, A, B, i, [&](index_type j) { insert_key<false>(table, bits, j); });
+    tile.sync();
+    // Compact in slot order: lane l of each round of G slots writes after
+    // the keys of the lanes before it.
+    int n = 0;
+    for (int s0 = 0; s0 < table_size; s0 += G) {
+      const index_type key = table[s0 + lane];
+      const bool used = key != empty_key;
+      const unsigned ballot = tile.ballot(used);
+      const int at = n + __popc(ballot & ((1u << lane) - 1u));
+      if (used && at < cap) list[at] = key;
+      n += __popc(ballot);
+    }
+    if (n != expected) {
+      if (lane == 0) atomicExch(status, 1);
+      tile.sync();
+      continue;
+    }
+    int size = 1;
+    while (size < n) size <<= 1;
+    for (int p = n + lane; p < size; p += G) list[p] = empty_key;
+    tile.sync();
+    bitonic_sort<G>(tile, list, size);
+    for (int p = lane; p < n; p += G) {
+      c_col[c0 + p] = list[p];
+      acc[p] = T{0};
+    }
+    tile.sync();
+    accumulate_row<G>(tile, A, a_val, B, b_val, i, list, n, acc);
+    for (int p = lane; p < n; p += G) c_val[c0 + p] = acc[p];
+    tile.sync();
+  }
+}
+
+/// Values only (recompute), G lanes per row of at most 8 G nonzeros: the
+/// row's sorted columns are staged in shared memory beside its accumulators.
+template <int G, class T>
+__global__ void __launch_bounds__(block_size)
+    numeric_group_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
+                         const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
+                         const offset_type* __restrict__ c_row_ptr,
+                         const index_type* __restrict__ c_col, T* __restrict__ c_val) {
+  constexpr int groups = block_size / G;
+  constexpr int cap = row_entries_per_lane * G;
+  __shared__ index_type lists[groups * (cap + G)];
+  __shared__ T accs[groups * (cap + G)];
+  const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
+  const int lane = static_cast<int>(tile.thread_rank());
+  const int group = threadIdx.x / G;
+  index_type* list = lists + group * (cap + G);
+  T* acc = accs + group * (cap + G);
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot < count;
+       slot += static_cast<size_type>(gridDim.x) * groups) {
+    const size_type i = rows[slot];
+    const offset_type c0 = c_row_ptr[i];
+    const int n = static_cast<int>(c_row_ptr[i + 1] - c0);
+    for (int p = lane; p < n; p += G) {
+      list[p] = c_col[c0 + p];
+      acc[p] = T{0};
+    }
+    tile.sync();
+    accumulate_row<G>(tile, A, a_val, B, b_val, i, list, n, acc);
+    for (int p = lane; p < n; p += G) c_val[c0 + p] = acc[p];
+    tile.sync();
+  }
+}
+
+/// Values of rows longer than shared memory allows: a warp per row, the
+/// sorted columns read from C and the sums kept in C's values (global).
+template <class T>
+__global__ void __launch_bounds__(block_size)
+    numeric_long_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
+                        const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
+                        const offset_type* __restrict__ c_row_ptr,
+                        const index_type* __restrict__ c_col, T* c_val) {
+  const auto tile = cg::tiled_partition<warp_size>(cg::this_thread_block());
+  const int lane = static_cast<int>(tile.thread_rank());
+  const int warp = threadIdx.x / warp_size;
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * warps_per_block + warp; slot < count;
+       slot += static_cast<size_type>(gridDim.x) * warps_per_block) {
+    const size_type i = rows[slot];
+    const offset_type c0 = c_row_ptr[i];
+    const offset_type n = c_row_ptr[i + 1] - c0;
+    for (offset_type p = lane; p < n; p += warp_size) c_val[c0 + p] = T{0};
+    tile.sync();
+    accumulate_row<warp_size>(tile, A, a_val, B, b_val, i, c_col + c0, n, c_val + c0);
+  }
+}
+
+/// Columns of rows longer than shared memory allows: a block per row inserts
+/// them into its global table, then writes them (unordered) to
+/// out[out_begin[slot] ..); a segmented sort orders them afterwards.
+__global__ void __launch_bounds__(block_size)
+    fill_long_kernel(const size_type* __restrict__ rows, size_type count, Pattern A, Pattern B,
+                     index_type* tables, const offset_type* __restrict__ table_begin,
+                     const int* __restrict__ table_bits, const offset_type* __restrict__ out_begin,
+                     index_type* __restrict__ out) {
+  __shared__ unsigned long long filled;
+  const int warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
+  for (size_type slot = blockIdx.x; slot < count; slot += gridDim.x) {
+    const size_type i = rows[slot];
+    index_type* table = tables + table_begin[slot];
+    const int bits = table_bits[slot];
+    const offset_type size = offset_type{1} << bits;
+    for (offset_type s = threadIdx.x; s < size; s += block_size) table[s] = empty_key;
+    if (threadIdx.x == 0) filled = 0;
+    __syncthreads();
+    for (offset_type e = A.row_ptr[i] + warp; e < A.row_ptr[i + 1]; e += warps_per_block) {
+      const index_type k = A.col_idx[e];
+      for (offset_type q = B.row_ptr[k] + lane; q < B.row_ptr[k + 1]; q += warp_size) {
+        insert_key<true>(table, bits, B.col_idx[q]);
+      }
+    }
+    __syncthreads();
+    index_type* row_out = out + out_begin[slot];
+    for (offset_type s = threadIdx.x; s < size; s += block_size) {
+      const index_type key = __ldcg(table + s);
+      if (key != empty_key) row_out[atomicAdd(&filled, 1ull)] = key;
+    }
+    __syncthreads();
+  }
+}
+
+/// c_col[c_row_ptr[rows[slot]] ..) = sorted[begin[slot] .. begin[slot + 1]).
+__global__ void copy_rows_kernel(const size_type* __restrict__ rows, size_type count,
+                                 const offset_type* __restrict__ begin,
+                                 const index_type* __restrict__ sorted,
+                                 const offset_type* __restrict__ c_row_ptr,
+                                 index_type* __restrict__ c_col) {
+  for (size_type slot = blockIdx.x; slot < count; slot += gridDim.x) {
+    const offset_type n = begin[slot + 1] - begin[slot];
+    index_type* dst = c_col + c_row_ptr[rows[slot]];
+    for (offset_type p = threadIdx.x; p < n; p += blockDim.x) dst[p] = sorted[begin[slot] + p];
+  }
+}
+
+/// sizes[s] = for a count row: min(work, b_cols); for a fill row: its nonzeros.
+__global__ void row_sizes_kernel(const size_type* __restrict__ rows, size_type count,
+                                 const offset_type* __restrict__ work, size_type b_cols,
+                                 const offset_type* __restrict__ c_row_ptr,
+                                 offset_type* __restrict__ sizes) {
+  const size_type s = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= count) return;
+  const size_type i = rows[s];
+  if (c_row_ptr) {
+    sizes[s] = c_row_ptr[i + 1] - c_row_ptr[i];
+  } else {
+    sizes[s] = work[i] < b_cols ? work[i] : b_cols;
+  }
+}
+
+// ----------------------------------------------------------- host helpers
+
+/// Rows grouped by class: class c owns rows[begin[c] .. begin[c + 1]).
+struct Bins {
+  Array<size_type> rows;
+  std::vector<size_type> begin;
+  size_type size(int c) const { return begin[c + 1] - begin[c]; }
+  const size_type* of(int c) const { return rows.data() + begin[c]; }
+};
+
+/// Sorts the row indices by their class key (one radix pass over 4 bits;
+/// stable, so rows stay ascending within a class, which keeps neighbouring
+/// rows, and the B rows they share, in the same block).
+Bins sort_into_bins(const CudaExec& exec, Array<std::uint8_t>& keys, size_type rows) {
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  Bins bins;
+  bins.begin.assign(class_slots + 1, 0);
+  bins.rows = Array<size_type>(exec, rows);
+  if (rows == 0) return bins;
+  Array<size_type> ids(exec, rows);
+  Array<std::uint8_t> sorted_keys(exec, rows);
+  iota_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(rows, ids.data());
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  std::size_t bytes = 0;
+  STRATA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys.data(), sorted_keys.data(),
+                                                    ids.data(), bins.rows.data(), rows, 0,
+                                                    class_bits, stream));
+  cuda_detail::ScratchBuffer scratch(exec, bytes);
+  STRATA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, keys.data(),
+                                                    sorted_keys.data(), ids.data(),
+                                                    bins.rows.data(), rows, 0, class_bits, stream));
+  Array<offset_type> begin(exec, class_slots + 1);
+  class_begin_kernel<<<1, 32, 0, stream>>>(rows, sorted_keys.data(), begin.data());
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  const auto host_begin = begin.to_vector();
+  std::copy(host_begin.begin(), host_begin.end(), bins.begin.begin());
+  return bins;
+}
+
+/// Calls f(std::integral_constant<int, 1 << c>) for group class c.
+template <class F>
+void with_group_size(int c, F&& f) {
+  switch (c) {
+    case 0:
+      f(std::integral_constant<int, 1>{});
+      break;
+    case 1:
+      f(std::integral_constant<int, 2>{});
+      break;
+    case 2:
+      f(std::integral_constant<int, 4>{});
+      break;
+    case 3:
+      f(std::integral_constant<int, 8>{});
+      break;
+    case 4:
+      f(std::integral_constant<int, 16>{});
+      break;
+    default:
+      f(std::integral_constant<int, 32>{});
+      break;
+  }
+}
+
+/// The global-table rows of one class, in batches whose tables fit the
+/// budget: calls run(first, count, table_begin, table_bits, tables, sizes)
+/// with device arrays for slots [first, first + count) of the class.
+/// `table_for(size)` gives log2 of a row's table size.
+template <class TableBits, class Run>
+void in_batches(const CudaExec& exec, const Bins& bins, int c, const offset_type* work,
+                size_type b_cols, const offset_type* c_row_ptr, TableBits table_for, Run run) {
+  const size_type m = bins.size(c);
+  if (m == 0) return;
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  Array<offset_type> sizes(exec, m);
+  row_sizes_kernel<<<grid_for(m, block_size), block_size, 0, stream>>>(bins.of(c), m, work, b_cols,
+                                                                       c_row_ptr, sizes.data());
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  const std::vector<offset_type> size = sizes.to_vector();
+  size_type first = 0;
+  while (first < m) {
+    std::vector<offset_type> begin{0};
+    std::vector<int> bits;
+    std::vector<offset_type> out_begin{0};
+    size_type last = first;
+    while (last < m) {
+      const int b = table_for(size[last]);
+      const offset_type keys = offset_type{1} << b;
+      if (last > first && begin.back() + keys > global_table_budget) break;
+      bits.push_back(b);
+      begin.push_back(begin.back() + keys);
+      out_begin.push_back(out_begin.back() + size[last]);
+      ++last;
+    }
+    Array<offset_type> d_begin(exec, begin), d_out_begin(exec, out_begin);
+    Array<int> d_bits(exec, bits);
+    Array<index_type> tables(exec, begin.back());
+    run(first, last - first, d_begin.data(), d_bits.data(), tables.data(), d_out_begin.data(),
+        out_begin.back());
+    first = last;
+  }
+}
+
+/// log2 of the smallest power of two >= x (at least 5).
+int ceil_log2(offset_type x) {
+  int b = 5;
+  while ((offset_type{1} << b) < x) ++b;
+  return b;
+}
+
+}  // namespace
+
+template <class Exec, class T>
+void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Pattern& B,
+             const T* b_values, const Pattern& C, const detail::ProductSchedule& schedule,
+             T* c_values) {
+  if (C.rows == 0 || C.nnz == 0) return;
+  cuda_detail::activate(exec);
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  const auto& begin = schedule.class_begin;
+  const size_type* rows = schedule.rows.data();
+  for (int c = 0; c < group_classes; ++c) {
+    const size_type m = begin[c + 1] - begin[c];
+    if (m == 0) continue;
+    with_group_size(c, [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      numeric_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+          rows + begin[c], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
+    });
+    STRATA_CUDA_CHECK(cudaGetLastError());
+  }
+  const size_type m = begin[fill_long_class + 1] - begin[fill_long_class];
+  if (m > 0) {
+    numeric_long_kernel<T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
+        rows + begin[fill_long_class], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
+    STRATA_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+template <class Exec, class T>
+Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const Pattern& B,
+                    const T* b_values) {
+  cuda_detail::activate(exec);
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  const size_type rows = A.rows;
+  Product<T> product;
+
+  // 1. Work per row.
+  Array<offset_type> work(exec, rows);
+  product.products = row_products(exec, rows, A.row_ptr, A.col_idx, B.row_ptr, work.data());
+
+  // 2-3. Count the nonzeros of each row.
+  Array<offset_type> row_ptr(exec, rows + 1, offset_type{0});
+  offset_type* rp = row_ptr.data();
+  {
+    Array<std::uint8_t> keys(exec, rows);
+    if (rows > 0) {
+      classify_count_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
+          rows, A.row_ptr, work.data(), B.cols, keys.data());
+      STRATA_CUDA_CHECK(cudaGetLastError());
+    }
+    const Bins bins = sort_into_bins(exec, keys, rows);
+    for (int c = 0; c < group_classes; ++c) {
+      const size_type m = bins.size(c);
+      if (m == 0) continue;
+      with_group_size(c, [&](auto g) {
+        constexpr int G = decltype(g)::value;
+        count_group_kernel<G><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+            bins.of(c), m, A, B, work.data(), rp);
+      });
+      STRATA_CUDA_CHECK(cudaGetLastError());
+    }
+    if (const size_type m = bins.size(count_shared_block_class); m > 0) {
+      count_block_kernel<false><<<grid_for(m, 1), block_size, 0, stream>>>(
+          bins.of(count_shared_block_class), m, A, B, rp, nullptr, nullptr, nullptr);
+      STRATA_CUDA_CHECK(cudaGetLastError());
+    }
+    in_batches(
+        exec, bins, count_global_class, work.data(), B.cols, nullptr,
+        [](offset_type bound) { return ceil_log2(bound + bound / 3 + 1); },
+        [&](size_type first, size_type count, const offset_type* table_begin, const int* table_bits,
+            index_type* tables, const offset_type*, offset_type) {
+          count_block_kernel<true><<<grid_for(count, 1), block_size, 0, stream>>>(
+              bins.of(count_global_class) + first, count, A, B, rp, tables, table_begin,
+              table_bits);
+          STRATA_CUDA_CHECK(cudaGetLastError());
+        });
+  }
+  const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);
+
+  // 4-5. Columns and values; the binning by nonzeros is the schedule kept
+  // for recompute.
+  Array<index_type> col_idx(exec, nnz);
+  Array<T> values(exec, nnz);
+  Bins bins;
+  {
+    Array<std::uint8_t> keys(exec, rows);
+    if (rows > 0) {
+      classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
+          rows, A.row_ptr, work.data(), rp, keys.data());
+      STRATA_CUDA_CHECK(cudaGetLastError());
+    }
+    bins = sort_into_bins(exec, keys, rows);
+  }
+  cuda_detail::ScratchBuffer status(exec, sizeof(int));
+  STRATA_CUDA_CHECK(cudaMemsetAsync(status.data(), 0, sizeof(int), stream));
+  for (int c = 0; c < group_classes; ++c) {
+    const size_type m = bins.size(c);
+    if (m == 0) continue;
+    with_group_size(c, [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      fill_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+          bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
+          status.as<int>());
+    });
+    STRATA_CUDA_CHECK(cudaGetLastError());
+  }
+  in_batches(
+      exec, bins, fill_long_class, work.data(), B.cols, rp,
+      [](offset_type n) { return ceil_log2(2 * n); },
+      [&](size_type first, size_type count, const offset_type* table_begin, const int* table_bits,
+          index_type* tables, const offset_type* out_begin, offset_type out_total) {
+        const size_type* batch_rows = bins.of(fill_long_class) + first;
+        Array<index_type> unsorted(exec, out_total), sorted(exec, out_total);
+        fill_long_kernel<<<grid_for(count, 1), block_size, 0, stream>>>(
+            batch_rows, count, A, B, tables, table_begin, table_bits, out_begin, unsorted.data());
+        STRATA_CUDA_CHECK(cudaGetLastError());
+        std::size_t bytes = 0;
+        STRATA_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, unsorted.data(),
+                                                             sorted.data(), out_total, count,
+                                                             out_begin, out_begin + 1, stream));
+        cuda_detail::ScratchBuffer scratch(exec, bytes);
+        STRATA_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(scratch.data(), bytes, unsorted.data(),
+                                                             sorted.data(), out_total, count,
+                                                             out_begin, out_begin + 1, stream));
+        copy_rows_kernel<<<grid_for(count, 1), block_size, 0, stream>>>(
+            batch_rows, count, out_begin, sorted.data(), rp, col_idx.data());
+        STRATA_CUDA_CHECK(cudaGetLastError());
+      });
+  if (const size_type m = bins.size(fill_long_class); m > 0) {
+    numeric_long_kernel<T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
+        bins.of(fill_long_class), m, A, a_values, B, b_values, rp, col_idx.data(), values.data());
+    STRATA_CUDA_CHECK(cudaGetLastError());
+  }
+  int failed = 0;
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(&failed, status.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (failed) {
+    throw error(
+        "spgemm: internal error: a row's columns differ between the count and the fill "
+        "pass (please report this with the matrices)");
+  }
+  product.schedule.rows = std::move(bins.rows);
+  product.schedule.class_begin = std::move(bins.begin);
+  product.C = CsrMatrix<T>(rows, B.cols, std::move(row_ptr), std::move(col_idx), std::move(values));
+  return product;
+}
+
+template Product<float> multiply(const CudaExec&, const Pattern&, const float*, const Pattern&,
+                                 const float*);
+template Product<double> multiply(const CudaExec&, const Pattern&, const double*, const Pattern&,
+                                  const double*);
+template void numeric(const CudaExec&, const Pattern&, const float*, const Pattern&, const float*,
+                      const Pattern&, const detail::ProductSchedule&, float*);
+template void numeric(const CudaExec&, const Pattern&, const double*, const Pattern&, const double*,
+                      const Pattern&, const detail::ProductSchedule&, double*);
+template size_type row_products(const CudaExec&, size_type, const offset_type*, const index_type*,
+                                const offset_type*, offset_type*);
+template size_type counts_to_offsets(const CudaExec&, offset_type*, size_type, size_type);
+template std::uint64_t pattern_fingerprint(const CudaExec&, const Pattern&);
+
+}  // namespace strata::kernels::spgemm

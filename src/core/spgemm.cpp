@@ -1,0 +1,161 @@
+// Entry points of the sparse products: operands are checked here, once, and
+// the kernels run where A lives.
+
+#include "strata/matrix/spgemm.hpp"
+
+#include <string>
+
+#include "kernels/matrix/spgemm_kernels.hpp"
+
+namespace strata {
+
+namespace {
+
+template <class T>
+kernels::spgemm::Pattern pattern_of(const CsrMatrix<T>& M) {
+  return {M.rows(), M.cols(), M.nnz(), M.row_ptr().data(), M.col_idx().data()};
+}
+
+std::string shape(const char* name, size_type rows, size_type cols) {
+  return std::string(name) + " is " + std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+template <class T>
+void check_operands(const char* who, const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+  check_location(A.executor(), B.executor(), "B", "A");
+  if (A.cols() != B.rows()) {
+    throw dimension_mismatch(std::string(who) + ": " + shape("A", A.rows(), A.cols()) + " and " +
+                             shape("B", B.rows(), B.cols()) + "; A B needs A.cols() == B.rows()");
+  }
+}
+
+template <class T>
+detail::OperandPattern describe(const CsrMatrix<T>& M) {
+  const auto fingerprint = M.executor().visit(
+      [&](const auto& e) { return kernels::spgemm::pattern_fingerprint(e, pattern_of(M)); });
+  return {M.rows(), M.cols(), M.nnz(), fingerprint};
+}
+
+/// Throws invalid_argument unless M still has the pattern `expected`.
+template <class T>
+void check_unchanged(const char* name, const CsrMatrix<T>& M,
+                     const detail::OperandPattern& expected) {
+  const auto where = [&] { return std::string("SparseProduct::recompute: ") + name + " "; };
+  if (M.rows() != expected.rows || M.cols() != expected.cols || M.nnz() != expected.nnz) {
+    throw invalid_argument(where() + "is " + std::to_string(M.rows()) + " x " +
+                           std::to_string(M.cols()) + " with " + std::to_string(M.nnz()) +
+                           " nonzeros; the product was built for " + std::to_string(expected.rows) +
+                           " x " + std::to_string(expected.cols) + " with " +
+                           std::to_string(expected.nnz) +
+                           " (only values may change; build a new product for a new pattern)");
+  }
+  if (describe(M).fingerprint != expected.fingerprint) {
+    throw invalid_argument(where() +
+                           "has the product's shape and nonzero count but a different pattern "
+                           "(row offsets or column indices, or their order within rows); only "
+                           "values may change: build a new product for a new pattern");
+  }
+}
+
+}  // namespace
+
+template <class T>
+SparseProduct<CsrMatrix<T>>::SparseProduct(const CsrMatrix<T>& A, const CsrMatrix<T>& B)
+    : SparseProduct(A, B, false) {}
+
+template <class T>
+SparseProduct<CsrMatrix<T>>::SparseProduct(const CsrMatrix<T>& A, const CsrMatrix<T>& B,
+                                           bool trusted_b) {
+  check_operands("SparseProduct", A, B);
+  a_ = describe(A);
+  b_ = trusted_b  ? detail::OperandPattern{B.rows(), B.cols(), B.nnz(), 0}
+       : &B == &A ? a_
+                  : describe(B);
+  auto product = A.executor().visit([&](const auto& e) {
+    return kernels::spgemm::multiply(e, pattern_of(A), A.values().data(), pattern_of(B),
+                                     B.values().data());
+  });
+  C_ = std::move(product.C);
+  schedule_ = std::make_unique<detail::ProductSchedule>(std::move(product.schedule));
+  products_ = product.products;
+}
+
+template <class T>
+SparseProduct<CsrMatrix<T>>::~SparseProduct() = default;
+template <class T>
+SparseProduct<CsrMatrix<T>>::SparseProduct(SparseProduct&&) noexcept = default;
+template <class T>
+SparseProduct<CsrMatrix<T>>& SparseProduct<CsrMatrix<T>>::operator=(SparseProduct&&) noexcept =
+    default;
+
+template <class T>
+void SparseProduct<CsrMatrix<T>>::recompute(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+  recompute_values(A, B, true, true);
+}
+
+template <class T>
+void SparseProduct<CsrMatrix<T>>::recompute_values(const CsrMatrix<T>& A, const CsrMatrix<T>& B,
+                                                   bool check_a, bool check_b) {
+  if (!schedule_) {
+    throw invalid_argument("SparseProduct::recompute: this product was moved from");
+  }
+  check_location(C_.executor(), A.executor(), "A", "the product (SparseProduct::recompute)");
+  check_location(C_.executor(), B.executor(), "B", "the product (SparseProduct::recompute)");
+  if (check_a) check_unchanged("A", A, a_);
+  if (check_b && &B == &A && b_.fingerprint == a_.fingerprint && b_.rows == a_.rows &&
+      b_.cols == a_.cols) {
+    check_b = false;  // A A: one check covers both
+  }
+  if (check_b) check_unchanged("B", B, b_);
+  C_.executor().visit([&](const auto& e) {
+    kernels::spgemm::numeric(e, pattern_of(A), A.values().data(), pattern_of(B), B.values().data(),
+                             pattern_of(C_), *schedule_, C_.values().data());
+  });
+}
+
+template <class T>
+CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+  check_operands("spgemm", A, B);
+  return A.executor().visit([&](const auto& e) {
+    return kernels::spgemm::multiply(e, pattern_of(A), A.values().data(), pattern_of(B),
+                                     B.values().data())
+        .C;
+  });
+}
+
+namespace detail {
+
+size_type spgemm_row_products(const Array<offset_type>& a_row_ptr,
+                              const Array<index_type>& a_col_idx,
+                              const Array<offset_type>& b_row_ptr, Array<offset_type>& work) {
+  check_location(a_row_ptr.executor(), a_col_idx.executor(), "a_col_idx", "a_row_ptr");
+  check_location(a_row_ptr.executor(), b_row_ptr.executor(), "b_row_ptr", "a_row_ptr");
+  check_location(a_row_ptr.executor(), work.executor(), "work", "a_row_ptr");
+  const size_type rows = a_row_ptr.size() - 1;
+  if (rows < 0 || work.size() != rows) {
+    throw dimension_mismatch("spgemm_row_products: work has " + std::to_string(work.size()) +
+                             " entries, expected a_row_ptr.size() - 1 = " + std::to_string(rows));
+  }
+  return a_row_ptr.executor().visit([&](const auto& e) {
+    return kernels::spgemm::row_products(e, rows, a_row_ptr.data(), a_col_idx.data(),
+                                         b_row_ptr.data(), work.data());
+  });
+}
+
+size_type spgemm_counts_to_offsets(Array<offset_type>& counts, size_type max_per_row) {
+  if (counts.empty()) {
+    throw invalid_argument("spgemm_counts_to_offsets: counts is empty; expected rows + 1 entries");
+  }
+  return counts.executor().visit([&](const auto& e) {
+    return kernels::spgemm::counts_to_offsets(e, counts.data(), counts.size() - 1, max_per_row);
+  });
+}
+
+}  // namespace detail
+
+template class SparseProduct<CsrMatrix<float>>;
+template class SparseProduct<CsrMatrix<double>>;
+template CsrMatrix<float> spgemm<float>(const CsrMatrix<float>&, const CsrMatrix<float>&);
+template CsrMatrix<double> spgemm<double>(const CsrMatrix<double>&, const CsrMatrix<double>&);
+
+}  // namespace strata

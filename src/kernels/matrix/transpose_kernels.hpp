@@ -1,0 +1,26 @@
+#pragma once
+// Kernel contract of the explicit CSR transpose (strata/matrix/transpose.hpp).
+// The body (transpose_kernels.ipp) is written once against the parallel
+// primitives and instantiated per backend.
+
+#include "strata/core/executor.hpp"
+#include "strata/core/types.hpp"
+#include "strata/matrix/csr.hpp"
+
+namespace strata::kernels::transpose {
+
+/// B = A^T for the rows x cols CSR matrix A = (row_ptr, col_idx, values) with
+/// nnz entries, built on `exec`:
+///   1. (key, position) = (col_idx[k], k) sorted stably by key: the entries of
+///      column c of A, in the order they appear in A, which is row order, so
+///      each row of B comes out with ascending columns;
+///   2. B.row_ptr[c] = number of keys < c (a binary search per column);
+///   3. B.col_idx[k] = the row of A holding position[k] (a binary search in
+///      row_ptr), B.values[k] = values[position[k]].
+/// Pure data movement: host and device agree exactly. rows must fit
+/// index_type (checked by the caller).
+template <class Exec, class T>
+CsrMatrix<T> transpose_csr(const Exec& exec, size_type rows, size_type cols, size_type nnz,
+                           const offset_type* row_ptr, const index_type* col_idx, const T* values);
+
+}  // namespace strata::kernels::transpose

@@ -1,0 +1,175 @@
+// Device SpGEMM and Galerkin products against the host ones and the plain
+// reference, on inputs built to reach every kernel class of the CUDA
+// implementation: rows for 1..32 lanes, a block per row with a shared or a
+// global hash table, rows longer than shared memory, empty rows, one very
+// long row, rectangular shapes. And: a device run repeats bit for bit, and
+// the device recompute equals a fresh device product bit for bit.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "../unit/sparse_product_util.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/matrix/galerkin.hpp"
+#include "strata/matrix/spgemm.hpp"
+#include "strata/matrix/transpose.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+using test::random_sparse;
+
+/// Host A, B: device product against host product and reference; device
+/// determinism and recompute.
+void check_device_product(const CsrMatrix<double>& A, const CsrMatrix<double>& B,
+                          const std::string& what) {
+  const auto d = Executor::cuda();
+  const auto ref = test::reference_product(A, B);
+  const auto Ad = A.to(d), Bd = B.to(d);
+  SparseProduct device(Ad, Bd);
+  const auto host = spgemm(A, B);
+  test::expect_matches_reference(host, ref, what + " (host)");
+  test::expect_matches_reference(device.result(), ref, what + " (device)");
+  test::expect_close(device.result(), host, what + ": device against host");
+  EXPECT_EQ(device.products(), SparseProduct(A, B).products()) << what;
+  test::expect_identical(device.result(), spgemm(Ad, Bd), what + ": second device run");
+  const auto A2 = test::with_new_values(Ad, 5), B2 = test::with_new_values(Bd, 6);
+  device.recompute(A2, B2);
+  test::expect_identical(device.result(), spgemm(A2, B2), what + ": device recompute");
+}
+
+TEST(SpgemmDevice, RowsOfEveryClass) {
+  STRATA_REQUIRE_DEVICE();
+  const auto h = Executor::host();
+  // Bands of A's row lengths: short (1-3 lanes' worth), medium (a warp),
+  // long (a block with a shared table), very long (global tables and rows
+  // beyond shared memory); every 13th row empty.
+  auto A = random_sparse(
+      h, 2600, 2000,
+      [](size_type i, auto& g) -> size_type {
+        if (i % 13 == 5) return 0;
+        if (i < 1000) return 1 + g() % 3;
+        if (i < 1800) return 8 + g() % 25;
+        if (i < 2500) return 40 + g() % 80;
+        return 200 + g() % 300;
+      },
+      101);
+  auto B = random_sparse(
+      h, 2000, 9000,
+      [](size_type i, auto& g) -> size_type { return i % 17 == 0 ? 0 : 1 + g() % 40; }, 102);
+  check_device_product(A, B, "bands of row lengths");
+}
+
+TEST(SpgemmDevice, OneVeryLongRowAmongShortRows) {
+  STRATA_REQUIRE_DEVICE();
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 20000, 20000,
+      [](size_type i, auto& g) -> size_type { return i == 777 ? 6000 : 1 + g() % 6; }, 103);
+  auto B = random_sparse(
+      h, 20000, 20000, [](size_type, auto& g) -> size_type { return 1 + g() % 6; }, 104);
+  check_device_product(A, B, "one very long row");
+}
+
+TEST(SpgemmDevice, ShortRowsOfB) {
+  STRATA_REQUIRE_DEVICE();
+  // The A P shape of aggregation: B with one entry per row.
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 30000, 30000, [](size_type, auto& g) -> size_type { return 5 + g() % 5; }, 105);
+  auto P = random_sparse(
+      h, 30000, 4000, [](size_type, auto&) -> size_type { return 1; }, 106);
+  check_device_product(A, P, "B with one entry per row");
+}
+
+TEST(SpgemmDevice, ManyProductsFewColumns) {
+  STRATA_REQUIRE_DEVICE();
+  // Dense 300 x 300 times dense 300 x 256: 90000 products per row but at
+  // most 256 columns; and times 300 columns (rows beyond shared memory).
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 300, 300, [](size_type, auto&) -> size_type { return 300; }, 107);
+  auto B = random_sparse(
+      h, 300, 256, [](size_type, auto&) -> size_type { return 256; }, 108);
+  check_device_product(A, B, "dense, 256 columns");
+  auto B2 = random_sparse(
+      h, 300, 300, [](size_type, auto&) -> size_type { return 300; }, 109);
+  check_device_product(A, B2, "dense, 300 columns");
+}
+
+TEST(SpgemmDevice, RectangularAndEmpty) {
+  STRATA_REQUIRE_DEVICE();
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 5000, 40, [](size_type i, auto& g) -> size_type { return i % 3 ? g() % 5 : 0; }, 110);
+  auto B = random_sparse(
+      h, 40, 7000, [](size_type, auto& g) -> size_type { return g() % 60; }, 111);
+  check_device_product(A, B, "tall times wide");
+  check_device_product(random_sparse(
+                           h, 1, 3000, [](size_type, auto&) -> size_type { return 3000; }, 112),
+                       random_sparse(
+                           h, 3000, 1, [](size_type, auto&) -> size_type { return 1; }, 113),
+                       "row times column");
+  check_device_product(random_sparse(
+                           h, 100, 100, [](size_type, auto&) -> size_type { return 0; }, 114),
+                       random_sparse(
+                           h, 100, 100, [](size_type, auto&) -> size_type { return 3; }, 115),
+                       "empty A");
+}
+
+TEST(SpgemmDevice, GalleryMatrices) {
+  STRATA_REQUIRE_DEVICE();
+  const auto h = Executor::host();
+  const auto A7 = gallery::poisson3d(h, 24, 23, 22);
+  check_device_product(A7, A7, "7-point");
+  const auto A27 = gallery::diffusion3d_27pt(h, 16, 15, 14);
+  check_device_product(A27, A27, "27-point");
+  const auto E = gallery::elasticity3d(h, 5).A;
+  check_device_product(E, E, "elasticity");
+}
+
+TEST(SpgemmDevice, SizeSafetyHelpersMatchHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto d = Executor::cuda();
+  const offset_type big = offset_type{1} << 33;
+  Array<offset_type> work(d, 2);
+  const size_type total = detail::spgemm_row_products(
+      Array<offset_type>(d, {0, 2, 3}), Array<index_type>(d, {0, 1, 1}),
+      Array<offset_type>(d, {0, big, big + (offset_type{1} << 31) + 1}), work);
+  EXPECT_EQ(work.to_vector(), (std::vector<offset_type>{big + (offset_type{1} << 31) + 1,
+                                                        (offset_type{1} << 31) + 1}));
+  EXPECT_EQ(total, big + (offset_type{1} << 32) + 2);
+  Array<offset_type> counts(d, {2147483647, 2147483647, 2147483647, 0});
+  EXPECT_EQ(detail::spgemm_counts_to_offsets(counts, 2147483647), 3 * offset_type{2147483647});
+  Array<offset_type> wrapped(d, {1, -5, 0});
+  EXPECT_THROW((void)detail::spgemm_counts_to_offsets(wrapped, 100), invalid_argument);
+}
+
+TEST(GalerkinDevice, MatchesHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto h = Executor::host();
+  const auto d = Executor::cuda();
+  const size_type n = 20;
+  const auto A = gallery::poisson3d(h, n, n, n);
+  for (int kind = 0; kind < 2; ++kind) {
+    const auto P =
+        kind == 0 ? test::aggregation_prolongator(h, n, n, n, 2) : test::linear_prolongator(h, n);
+    const std::string what = kind == 0 ? "aggregation" : "trilinear";
+    const auto R = transpose(P);
+    GalerkinProduct host(R, A, P);
+    const auto Ad = A.to(d), Pd = P.to(d);
+    const auto Rd = transpose(Pd);
+    test::expect_identical(Rd, R, what + ": R = P^T on the device");
+    GalerkinProduct device(Rd, Ad, Pd);
+    test::expect_close(device.result(), host.result(), what);
+    const auto A2 = test::with_new_values(Ad, 7);
+    device.recompute(Rd, A2, Pd);
+    test::expect_identical(device.result(), galerkin_product(Rd, A2, Pd), what + ": recompute");
+  }
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,157 @@
+// The Galerkin product Ac = R A P with R = P^T on both executors: against
+// the reference triple product, row sums, symmetry, value-only recompute.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "sparse_product_util.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/matrix/galerkin.hpp"
+#include "strata/matrix/transpose.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+/// Row sums of M (host copy).
+std::vector<double> row_sums(const CsrMatrix<double>& M) {
+  const auto rp = M.row_ptr().to_vector();
+  const auto va = M.values().to_vector();
+  std::vector<double> s(static_cast<std::size_t>(M.rows()), 0.0);
+  for (size_type i = 0; i < M.rows(); ++i) {
+    for (auto k = rp[i]; k < rp[i + 1]; ++k) s[i] += va[k];
+  }
+  return s;
+}
+
+/// max |M - M^T| / max |M| (M square, host copies).
+double asymmetry(const CsrMatrix<double>& M) {
+  const auto Mt = transpose(M);
+  const auto rp = M.row_ptr().to_vector();
+  if (rp != Mt.row_ptr().to_vector()) return 1e300;
+  if (M.col_idx().to_vector() != Mt.col_idx().to_vector()) return 1e300;
+  const auto a = M.values().to_vector(), b = Mt.values().to_vector();
+  double worst = 0, scale = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    worst = std::max(worst, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(a[k]));
+  }
+  return worst / scale;
+}
+
+/// The pattern of the symmetric M with new symmetric values: entry (i, j)
+/// depends on {i, j} only.
+CsrMatrix<double> symmetric_new_values(const CsrMatrix<double>& M) {
+  const auto rp = M.row_ptr().to_vector();
+  const auto ci = M.col_idx().to_vector();
+  std::vector<double> va(ci.size());
+  for (size_type i = 0; i < M.rows(); ++i) {
+    for (auto k = rp[i]; k < rp[i + 1]; ++k) {
+      const auto lo = std::min<size_type>(i, ci[k]), hi = std::max<size_type>(i, ci[k]);
+      va[k] = lo == hi ? 8.0 + double(lo % 5) : -1.0 - double((lo * 7 + hi * 3) % 11) / 10;
+    }
+  }
+  return CsrMatrix<double>(M.rows(), M.cols(), M.row_ptr().clone(), M.col_idx().clone(),
+                           Array<double>(M.executor(), va));
+}
+
+class Galerkin : public test::OnExecutor {};
+
+TEST_P(Galerkin, AggregationOfALaplacian) {
+  const auto e = exec();
+  const size_type n = 10;  // 5 x 5 x 5 aggregates of 2 x 2 x 2 points
+  const auto A = gallery::poisson3d(e, n, n, n);
+  const auto P = test::aggregation_prolongator(e, n, n, n, 2);
+  const auto R = transpose(P);
+  GalerkinProduct G(R, A, P);
+  const auto& Ac = G.result();
+  EXPECT_EQ(Ac.rows(), 125);
+  EXPECT_EQ(Ac.cols(), 125);
+  // Against the reference triple product.
+  const auto AP = spgemm(A, P);
+  test::expect_matches_reference(G.AP(), test::reference_product(A, P), "A P");
+  test::expect_matches_reference(Ac, test::reference_product(R, AP), "R (A P)");
+  // Aggregation coarsens the 7-point stencil to a 7-point stencil.
+  EXPECT_EQ(Ac.nnz(), 7 * 125 - 6 * 25);
+  // Row sums: Ac 1 = P^T A P 1 = P^T (A 1), since P 1 = 1. A's row sums are
+  // 0 inside and 1 per missing neighbour on the boundary.
+  const auto fine_sums = row_sums(A);
+  const auto coarse_sums = row_sums(Ac);
+  const auto pci = P.col_idx().to_vector();
+  std::vector<double> expected(125, 0.0);
+  for (size_type i = 0; i < A.rows(); ++i) expected[pci[i]] += fine_sums[i];
+  for (std::size_t I = 0; I < expected.size(); ++I) EXPECT_EQ(coarse_sums[I], expected[I]) << I;
+  // Each aggregate couples to a face neighbour through 4 fine edges.
+  const auto acp = Ac.row_ptr().to_vector();
+  const auto aci = Ac.col_idx().to_vector();
+  const auto acv = Ac.values().to_vector();
+  for (auto k = acp[62]; k < acp[63]; ++k) {  // aggregate (2, 2, 2): interior
+    EXPECT_EQ(acv[k], aci[k] == 62 ? 24.0 : -4.0) << "column " << aci[k];
+  }
+  EXPECT_EQ(asymmetry(Ac), 0.0);  // small integers: exactly symmetric
+}
+
+TEST_P(Galerkin, TrilinearInterpolationKeepsSymmetryAndConstants) {
+  const auto e = exec();
+  const size_type n = 12;
+  const auto A = gallery::diffusion3d_27pt(e, n, n, n);
+  const auto P = test::linear_prolongator(e, n);
+  const auto R = transpose(P);
+  GalerkinProduct G(R, A, P);
+  const auto& Ac = G.result();
+  EXPECT_EQ(Ac.rows(), 216);
+  test::expect_matches_reference(Ac, test::reference_product(R, spgemm(A, P)), "R (A P)");
+  EXPECT_LT(asymmetry(Ac), 1e-14);
+  // P 1 = 1, so Ac 1 = R (A 1).
+  const auto fine = row_sums(A);
+  const auto rrp = R.row_ptr().to_vector();
+  const auto rci = R.col_idx().to_vector();
+  const auto rva = R.values().to_vector();
+  const auto coarse = row_sums(Ac);
+  for (size_type I = 0; I < R.rows(); ++I) {
+    double expected = 0, scale = 0;
+    for (auto k = rrp[I]; k < rrp[I + 1]; ++k) {
+      expected += rva[k] * fine[rci[k]];
+      scale += std::abs(rva[k]) * 26;
+    }
+    EXPECT_NEAR(coarse[I], expected, 1e-13 * scale) << I;
+  }
+  EXPECT_EQ(G.products(), SparseProduct(A, P).products() + SparseProduct(R, G.AP()).products());
+}
+
+TEST_P(Galerkin, RecomputeEqualsAFreshProduct) {
+  const auto e = exec();
+  const size_type n = 8;
+  const auto A = gallery::poisson3d(e, n, n, n);
+  const auto P = test::linear_prolongator(e, n);
+  const auto R = transpose(P);
+  GalerkinProduct G(R, A, P);
+  // A Newton step: new values in A and in P (hence R), same patterns.
+  const auto A2 = symmetric_new_values(A);
+  const auto P2 = test::with_new_values(P, 42);
+  const auto R2 = transpose(P2);
+  G.recompute(R2, A2, P2);
+  test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "recompute");
+  test::expect_identical(G.result(), galerkin_product(R2, A2, P2), "galerkin_product");
+  EXPECT_LT(asymmetry(G.result()), 1e-13);
+  // A changed pattern is refused.
+  const auto P_other = test::aggregation_prolongator(e, n, n, n, 2);
+  EXPECT_THROW(G.recompute(transpose(P_other), A2, P_other), invalid_argument);
+}
+
+TEST_P(Galerkin, ChecksOperands) {
+  const auto e = exec();
+  const auto A = gallery::poisson3d(e, 4, 4, 4);
+  const auto P = test::aggregation_prolongator(e, 4, 4, 4, 2);
+  EXPECT_THROW((void)GalerkinProduct(P, A, P), dimension_mismatch);  // R = P has the wrong shape
+  const auto P3 = test::aggregation_prolongator(e, 4, 4, 3, 2);
+  EXPECT_THROW((void)galerkin_product(transpose(P3), A, P3), dimension_mismatch);
+}
+
+STRATA_INSTANTIATE_ON_EXECUTORS(Galerkin);
+
+}  // namespace
+}  // namespace strata
