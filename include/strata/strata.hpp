@@ -2,6 +2,8 @@
 /// \file
 /// Everything public in one include.
 
+#include "strata/amg/aggregation.hpp"
+#include "strata/amg/amg.hpp"
 #include "strata/config.hpp"
 #include "strata/core/array.hpp"
 #include "strata/core/error.hpp"

@@ -26,8 +26,19 @@ class Smoother : public LinearOperator<T> {
 };
 
 /// Weighted Jacobi: M^-1 = omega D^-1. Default omega = 1 (plain Jacobi).
+///
+/// estimate_omega: damped Jacobi with the aggregation paper's weight
+/// (equation 5), M^-1 = omega * 4 / (3 rho) D^-1, where rho estimates the
+/// spectral radius of D^-1 A by `estimation_steps` (<= 10) Arnoldi steps
+/// (the spectral radius of the small Hessenberg matrix; works for
+/// nonsymmetric A), so omega = 1 gives exactly 4 / (3 rho). The same
+/// operator as ChebyshevParams{.degree = 1, .upper_fraction = 1,
+/// .estimation_steps = 5, .symmetric = false}, but a cheaper sweep (one
+/// fused update of x instead of Chebyshev's three vectors).
 struct JacobiParams {
   double omega = 1.0;
+  bool estimate_omega = false;
+  int estimation_steps = 5;
 };
 
 /// l1-Jacobi: M^-1 = omega D_l1^-1 with (D_l1)_ii = sum_j |a_ij|, the l1 norm

@@ -1,10 +1,13 @@
 #pragma once
 /// \file
-/// Krylov methods: CG, BiCGSTAB, GMRES(m) and FGMRES(m).
+/// Krylov methods: CG, BiCGSTAB, GMRES(m), FGMRES(m) and flexible CG.
 ///
 /// Every method solves A x = b from the x it is given, with an optional
 /// preconditioner M (applied on the right for GMRES, FGMRES and BiCGSTAB, as
-/// z = M r in CG). Convergence is judged on the unpreconditioned residual:
+/// z = M r in CG and FCG). CG, BiCGSTAB and GMRES need a preconditioner that is
+/// a fixed linear map (LinearOperator::is_fixed(), invalid_argument
+/// otherwise); FGMRES and FCG also take one that changes between
+/// applications (a K-cycle, an inner iteration). Convergence is judged on the unpreconditioned residual:
 ///
 ///     ||b - A x||_2 <= max(relative_tolerance * ||b||_2, absolute_tolerance)
 ///
@@ -87,11 +90,23 @@ struct Fgmres {
   KrylovParams params;
   int restart = 30;
 };
+/// Flexible CG (Notay, "Flexible conjugate gradients", SIAM J. Sci. Comput.
+/// 22, 2000): CG whose new direction is made A-orthogonal explicitly to the
+/// last `truncation` directions, with alpha = p^T r / p^T A p, so that it
+/// stays a descent method for a preconditioner that changes between
+/// applications (a K-cycle). For symmetric positive definite A and a
+/// positive preconditioner. With a fixed preconditioner it equals PCG in
+/// exact arithmetic (the Polak-Ribiere form of beta).
+struct Fcg {
+  KrylovParams params;
+  /// Previous directions each new one is A-orthogonalised against (>= 1).
+  int truncation = 1;
+};
 
 /// A choice of method; the compiler checks that each is handled.
-using KrylovMethod = std::variant<Cg, Bicgstab, Gmres, Fgmres>;
+using KrylovMethod = std::variant<Cg, Bicgstab, Gmres, Fgmres, Fcg>;
 
-/// "cg", "bicgstab", "gmres", "fgmres".
+/// "cg", "bicgstab", "gmres", "fgmres", "fcg".
 std::string method_name(const KrylovMethod& method);
 
 /// Solves A x = b with `method`, preconditioned by M (nullptr: none). x holds

@@ -4,6 +4,7 @@
 /// weight 4/(3 rho) of the aggregation paper and for Chebyshev's interval.
 
 #include "strata/matrix/csr.hpp"
+#include "strata/matrix/vector.hpp"
 
 namespace strata {
 
@@ -20,5 +21,11 @@ double lanczos_max_eigenvalue(const CsrMatrix<T>& A, int steps = 10);
 /// Throws invalid_argument when a diagonal entry is zero or missing.
 template <class T>
 double arnoldi_spectral_radius(const CsrMatrix<T>& A, int steps = 10);
+
+/// The same with D^-1 given (d_i = 1 / a_ii, on A's executor), for a caller
+/// that has it already (a Jacobi smoother).
+template <class T>
+double arnoldi_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& inverse_diagonal,
+                               int steps);
 
 }  // namespace strata

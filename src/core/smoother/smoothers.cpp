@@ -49,8 +49,10 @@ template <class T>
 class DiagonalSmoother final : public Smoother<T> {
  public:
   DiagonalSmoother(const CsrMatrix<T>& A, double omega, Scaling scaling, std::string name)
-      : A_(A), d_(compute_scaling(A, scaling, name.c_str())), t_(A.executor(), A.rows()),
-        name_(std::move(name)) {
+      : DiagonalSmoother(A, omega, compute_scaling(A, scaling, name.c_str()), std::move(name)) {}
+  /// With the unweighted scaling d computed already.
+  DiagonalSmoother(const CsrMatrix<T>& A, double omega, Vector<T> d, std::string name)
+      : A_(A), d_(std::move(d)), t_(A.executor(), A.rows()), name_(std::move(name)) {
     require(omega > 0 && std::isfinite(omega),
             name_ + ": omega must be positive, got " + std::to_string(omega));
     if (omega != 1.0) scale(T(omega), d_);
@@ -189,7 +191,22 @@ std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const Smoother
   struct Make {
     const CsrMatrix<T>& A;
     std::unique_ptr<Smoother<T>> operator()(const JacobiParams& p) const {
-      return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_diagonal,
+      if (!p.estimate_omega) {
+        return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_diagonal,
+                                                     "jacobi");
+      }
+      require(p.estimation_steps >= 1 && p.estimation_steps <= 10,
+              "jacobi: estimation_steps must be in [1, 10], got " +
+                  std::to_string(p.estimation_steps));
+      require(p.omega > 0 && std::isfinite(p.omega),
+              "jacobi: omega must be positive, got " + std::to_string(p.omega));
+      // omega * 4 / (3 rho(D^-1 A)), rho from the smoother's own D^-1.
+      Vector<T> d = compute_scaling(A, Scaling::inverse_diagonal, "jacobi");
+      const double rho = arnoldi_spectral_radius(A, d, p.estimation_steps);
+      require(rho > 0 && std::isfinite(rho),
+              "jacobi: the estimated spectral radius of D^-1 A is " + std::to_string(rho) +
+                  "; expected a positive number");
+      return std::make_unique<DiagonalSmoother<T>>(A, p.omega * 4.0 / (3.0 * rho), std::move(d),
                                                    "jacobi");
     }
     std::unique_ptr<Smoother<T>> operator()(const L1JacobiParams& p) const {

@@ -1,9 +1,10 @@
-// CG, BiCGSTAB, GMRES(m) and FGMRES(m), written once against LinearOperator,
+// CG, BiCGSTAB, GMRES(m), FGMRES(m) and flexible CG, written once against LinearOperator,
 // the vector operations and an InnerProduct: they run wherever the vectors
 // live, and with MPI only the InnerProduct changes.
 
 #include "strata/solver/krylov.hpp"
 
+#include <algorithm>
 #include <array>
 #include <tuple>
 #include <cmath>
@@ -31,6 +32,7 @@ std::string method_name(const KrylovMethod& method) {
     std::string operator()(const Bicgstab&) const { return "bicgstab"; }
     std::string operator()(const Gmres&) const { return "gmres"; }
     std::string operator()(const Fgmres&) const { return "fgmres"; }
+    std::string operator()(const Fcg&) const { return "fcg"; }
   };
   return std::visit(Name{}, method);
 }
@@ -256,6 +258,55 @@ SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
   }
 }
 
+/// Flexible CG (Notay 2000) with truncation m: z = M r; p = z minus its
+/// A-projections on the last m directions; alpha = p^T r / p^T A p. The
+/// directions and their images q = A p are kept in a ring of m + 1 slots.
+template <class T>
+SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperator<T>& A,
+                  const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M,
+                  const InnerProduct<T>& inner) {
+  Progress<T> pr(params, inner);
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  const int slots = truncation + 1;
+  std::vector<Vector<T>> P, Q;
+  std::vector<T> pq(static_cast<std::size_t>(slots), T{0});  // p_j^T A p_j
+  for (int j = 0; j < slots; ++j) {
+    P.emplace_back(exec, n);
+    Q.emplace_back(exec, n);
+  }
+  Vector<T> r(exec, n);
+  Vector<T> z_storage = M ? Vector<T>(exec, n) : Vector<T>();
+  Vector<T>& z = M ? z_storage : r;
+  residual(A, b, x, r);
+  if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
+  for (int k = 0;; ++k) {
+    if (M) M->apply(r, z);
+    Vector<T>& p = P[k % slots];
+    Vector<T>& q = Q[k % slots];
+    copy(z.values(), p.values());
+    for (int j = std::max(0, k - truncation); j < k; ++j) {  // A-orthogonalise
+      const T beta = pr.dot(z, Q[j % slots]) / pq[j % slots];
+      axpy(-beta, P[j % slots], p);
+    }
+    const T pAp = pr.combine(A.apply_dot(p, q));
+    if (!pr.usable(pAp, "p^T A p")) return pr.info;
+    if (pAp < 0) {
+      pr.finish(SolveStatus::indefinite,
+                "p^T A p = " + std::to_string(pAp) + " < 0 at iteration " +
+                    std::to_string(pr.info.iterations + 1) +
+                    ": A or the preconditioner is not positive definite");
+      return pr.info;
+    }
+    pq[k % slots] = pAp;
+    const T alpha = pr.dot(p, r) / pAp;
+    const T rr = pr.combine(exec.visit([&](const auto& e) {
+      return kernels::solver::cg_update(e, n, alpha, p.data(), q.data(), x.data(), r.data());
+    }));
+    if (pr.step(std::sqrt(rr))) return pr.info;
+  }
+}
+
 /// GMRES(m) with right preconditioning; `flexible` keeps Z = M V (FGMRES),
 /// which allows a preconditioner that changes between applications.
 template <class T>
@@ -407,25 +458,36 @@ SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Ve
 
     SolveInfo operator()(const Cg& m) const {
       check_arguments(A, b, x, M, m.params, "cg");
+      require_fixed("cg");
       return run_cg(m.params, A, b, x, M, inner);
     }
     SolveInfo operator()(const Bicgstab& m) const {
       check_arguments(A, b, x, M, m.params, "bicgstab");
+      require_fixed("bicgstab");
       return run_bicgstab(m.params, A, b, x, M, inner);
     }
     SolveInfo operator()(const Gmres& m) const {
       check_arguments(A, b, x, M, m.params, "gmres");
       require(m.restart >= 1, "gmres: restart must be >= 1, got " + std::to_string(m.restart));
-      if (M && !M->is_fixed()) {
-        throw invalid_argument("gmres: the preconditioner (" + M->describe() +
-                               ") changes between applications; use fgmres");
-      }
+      require_fixed("gmres");
       return run_gmres(m.params, m.restart, false, A, b, x, M, inner);
     }
     SolveInfo operator()(const Fgmres& m) const {
       check_arguments(A, b, x, M, m.params, "fgmres");
       require(m.restart >= 1, "fgmres: restart must be >= 1, got " + std::to_string(m.restart));
       return run_gmres(m.params, m.restart, true, A, b, x, M, inner);
+    }
+    SolveInfo operator()(const Fcg& m) const {
+      check_arguments(A, b, x, M, m.params, "fcg");
+      require(m.truncation >= 1,
+              "fcg: truncation must be >= 1, got " + std::to_string(m.truncation));
+      return run_fcg(m.params, m.truncation, A, b, x, M, inner);
+    }
+    void require_fixed(const char* name) const {
+      if (M && !M->is_fixed()) {
+        throw invalid_argument(std::string(name) + ": the preconditioner (" + M->describe() +
+                               ") changes between applications; use fgmres or fcg");
+      }
     }
   };
   return std::visit(Run{A, b, x, M, inner}, method);

@@ -16,16 +16,12 @@ namespace {
 
 /// A start vector from a counter-based hash of the index (splitmix64), so the
 /// estimate repeats run after run and is the same on host and device.
+/// Generated on `exec` (in [0.5, 1.5): no zero entries): a host loop and a
+/// copy would cost more than the whole estimate on a large device matrix.
 Vector<double> start_vector(const Executor& exec, size_type n) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (size_type i = 0; i < n; ++i) {
-    std::uint64_t z = static_cast<std::uint64_t>(i) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    v[i] = 0.5 + static_cast<double>(z >> 11) * 0x1.0p-53;  // in [0.5, 1.5): no zero entries
-  }
-  return Vector<double>(Array<double>(exec, v));
+  Vector<double> v(exec, n);
+  exec.visit([&](const auto& e) { kernels::solver::hashed_start_vector(e, n, v.data()); });
+  return v;
 }
 
 /// d_i = 1 / a_ii on A's executor; throws when a diagonal is zero or missing.
@@ -61,6 +57,104 @@ int eigenvalues_below(const std::vector<double>& alpha, const std::vector<double
     if (q < 0) ++count;
   }
   return count;
+}
+
+/// Spectral radius of the leading k x k block of H: the growth rate of
+/// ||H^j x|| (power iteration with log-accumulated norms), which also
+/// settles for a dominant complex pair.
+double hessenberg_spectral_radius(const std::vector<std::vector<double>>& H, int k) {
+  std::vector<double> x(k, 1.0), y(k);
+  double log_growth = 0;
+  const int burn_in = 200, measured = 2000;
+  for (int it = 0; it < burn_in + measured; ++it) {
+    for (int i = 0; i < k; ++i) {
+      double s = 0;
+      for (int j = 0; j < k; ++j) s += H[i][j] * x[j];
+      y[i] = s;
+    }
+    double norm = 0;
+    for (double v : y) norm += v * v;
+    norm = std::sqrt(norm);
+    if (norm == 0) return 0.0;
+    for (int i = 0; i < k; ++i) x[i] = y[i] / norm;
+    if (it >= burn_in) log_growth += std::log(norm);
+  }
+  return std::exp(log_growth / measured);
+}
+
+/// The Ritz values of m <= max_gram - 1 Arnoldi steps without the Arnoldi
+/// loop: the Krylov vectors K_j = (D^-1 A)^j v (m products, no
+/// synchronisation), their Gram matrix in one pass, and the Rayleigh-Ritz
+/// matrix L^-1 B^T C L^-T of B = [K_0 .. K_m-1], C = D^-1 A B = [K_1 .. K_m],
+/// B^T B = L L^T (columns scaled to unit norm first). That is the Arnoldi
+/// Hessenberg matrix up to an orthogonal similarity, so the same estimate,
+/// from one synchronisation and m + 2 vector passes instead of O(m^2).
+/// Where the basis is numerically dependent (a tiny Cholesky pivot) the
+/// Krylov space is cut there, as Arnoldi stops at an invariant subspace.
+/// Returns -1 when not even one column survives (the caller falls back).
+template <class T>
+double gram_ritz_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int m) {
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  std::vector<Vector<T>> K;
+  K.push_back(start_vector(exec, n));
+  for (int j = 1; j <= m; ++j) {
+    K.emplace_back(exec, n);
+    spmv(A, K[j - 1], K[j]);
+    pointwise_multiply(d, K[j], K[j]);
+  }
+  const int size = m + 1;
+  std::vector<const T*> pointers;
+  for (const auto& v : K) pointers.push_back(v.data());
+  std::vector<T> gram(static_cast<std::size_t>(size * size));
+  exec.visit([&](const auto& e) {
+    kernels::solver::block_gram(e, n, size, pointers.data(), gram.data());
+  });
+  const auto G = [&](int i, int j) { return double(gram[i * size + j]); };
+  for (int i = 0; i < size; ++i) {
+    if (!std::isfinite(G(i, i))) {
+      throw invalid_argument("arnoldi_spectral_radius: the matrix produced NaN or Inf");
+    }
+  }
+  std::vector<double> scale(size);
+  for (int i = 0; i < size; ++i) scale[i] = G(i, i) > 0 ? 1.0 / std::sqrt(G(i, i)) : 0.0;
+  // Cholesky of the scaled B^T B, cut at the first pivot that is not clearly positive.
+  std::vector<std::vector<double>> L(m, std::vector<double>(m, 0.0));
+  int k = 0;
+  for (; k < m; ++k) {
+    if (scale[k] == 0) break;
+    double pivot = 1.0;  // the scaled diagonal
+    for (int l = 0; l < k; ++l) pivot -= L[k][l] * L[k][l];
+    if (!(pivot > 1e-10)) break;
+    L[k][k] = std::sqrt(pivot);
+    for (int i = k + 1; i < m; ++i) {
+      double v = G(i, k) * scale[i] * scale[k];
+      for (int l = 0; l < k; ++l) v -= L[i][l] * L[k][l];
+      L[i][k] = v / L[k][k];
+    }
+  }
+  if (k == 0) return -1.0;
+  // M = scaled B^T C (k x k): M[i][j] = K_i^T K_j+1 s_i s_j.
+  std::vector<std::vector<double>> M(k, std::vector<double>(k));
+  for (int i = 0; i < k; ++i) {
+    for (int j = 0; j < k; ++j) M[i][j] = G(i, j + 1) * scale[i] * scale[j];
+  }
+  // H = L^-1 M L^-T: forward substitution on the columns, then on the rows.
+  for (int j = 0; j < k; ++j) {  // M <- L^-1 M
+    for (int i = 0; i < k; ++i) {
+      double v = M[i][j];
+      for (int l = 0; l < i; ++l) v -= L[i][l] * M[l][j];
+      M[i][j] = v / L[i][i];
+    }
+  }
+  for (int i = 0; i < k; ++i) {  // M <- M L^-T
+    for (int j = 0; j < k; ++j) {
+      double v = M[i][j];
+      for (int l = 0; l < j; ++l) v -= M[i][l] * L[j][l];
+      M[i][j] = v / L[j][j];
+    }
+  }
+  return hessenberg_spectral_radius(M, k);
 }
 
 }  // namespace
@@ -128,59 +222,76 @@ template <class T>
 double arnoldi_spectral_radius(const CsrMatrix<T>& A, int steps) {
   require(steps >= 1 && steps <= 10,
           "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
+  return arnoldi_spectral_radius(A, inverse_diagonal(A, "arnoldi_spectral_radius"), steps);
+}
+
+template <class T>
+double arnoldi_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int steps) {
+  require(steps >= 1 && steps <= 10,
+          "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
   const Executor& exec = A.executor();
   const size_type n = A.rows();
-  Vector<T> d = inverse_diagonal(A, "arnoldi_spectral_radius");
+  check_location(exec, d.executor(), "inverse_diagonal", "A");
+  if (d.size() != n) {
+    throw dimension_mismatch("arnoldi_spectral_radius: the inverse diagonal has " +
+                             std::to_string(d.size()) + " entries, A has " + std::to_string(n) +
+                             " rows");
+  }
   if (n == 0) return 0.0;
   const int m = static_cast<int>(std::min<size_type>(steps, n));
+  if (m < kernels::solver::max_gram) {
+    const double rho = gram_ritz_spectral_radius(A, d, m);
+    if (rho >= 0) return rho;
+  }
+  // Classical Gram-Schmidt: the projections on the whole basis in one pass
+  // (one synchronisation) and the update with the new norm in a second,
+  // instead of a dot and an axpy per basis vector; projected again only
+  // when the first pass cancelled w almost entirely (orthogonality would
+  // suffer; an estimate of the spectral radius needs no more).
   std::vector<Vector<T>> V;
   V.push_back(start_vector(exec, n));
   scale(1.0 / norm2(V[0]), V[0]);
+  std::vector<const T*> basis{V[0].data()};
   std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
   Vector<T> w(exec, n);
+  std::vector<T> h(kernels::solver::max_block + 1), h2(kernels::solver::max_block + 1);
   int k = 0;
   for (; k < m; ++k) {
     spmv(A, V[k], w);
     pointwise_multiply(d, w, w);
-    for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-      H[i][k] = dot(w, V[i]);
-      axpy(-H[i][k], V[i], w);
+    const int size = k + 1;
+    double norm_squared = exec.visit([&](const auto& e) {
+      kernels::solver::block_dot(e, n, size, basis.data(), w.data(), h.data());
+      return kernels::solver::block_update_norm2(e, n, size, basis.data(), h.data(), w.data());
+    });
+    for (int i = 0; i < size; ++i) H[i][k] = h[i];
+    if (norm_squared < 1e-6 * h[size]) {  // lost more than 99.9% of ||w||: again
+      norm_squared = exec.visit([&](const auto& e) {
+        kernels::solver::block_dot(e, n, size, basis.data(), w.data(), h2.data());
+        return kernels::solver::block_update_norm2(e, n, size, basis.data(), h2.data(),
+                                                   w.data());
+      });
+      for (int i = 0; i < size; ++i) H[i][k] += h2[i];
     }
-    H[k + 1][k] = norm2(w);
+    H[k + 1][k] = std::sqrt(norm_squared);
     if (!std::isfinite(H[k + 1][k])) {
       throw invalid_argument("arnoldi_spectral_radius: the matrix produced NaN or Inf");
     }
-    if (H[k + 1][k] <= 1e-14) {
+    if (H[k + 1][k] <= 1e-14 || k + 1 == m) {
       ++k;
       break;
     }
     Vector<T> next(exec, n);
-    axpby(1.0 / H[k + 1][k], w, 0.0, next);
+    axpby(T(1.0 / H[k + 1][k]), w, T{0}, next);
     V.push_back(std::move(next));
+    basis.push_back(V.back().data());
   }
-  // Spectral radius of the k x k Hessenberg matrix: the growth rate of
-  // ||H^j x|| (power iteration with log-accumulated norms), which also
-  // settles for a dominant complex pair.
-  std::vector<double> x(k, 1.0), y(k);
-  double log_growth = 0;
-  const int burn_in = 200, measured = 2000;
-  for (int it = 0; it < burn_in + measured; ++it) {
-    for (int i = 0; i < k; ++i) {
-      double s = 0;
-      for (int j = 0; j < k; ++j) s += H[i][j] * x[j];
-      y[i] = s;
-    }
-    double norm = 0;
-    for (double v : y) norm += v * v;
-    norm = std::sqrt(norm);
-    if (norm == 0) return 0.0;
-    for (int i = 0; i < k; ++i) x[i] = y[i] / norm;
-    if (it >= burn_in) log_growth += std::log(norm);
-  }
-  return std::exp(log_growth / measured);
+  return hessenberg_spectral_radius(H, k);
 }
 
 template double lanczos_max_eigenvalue<double>(const CsrMatrix<double>&, int);
 template double arnoldi_spectral_radius<double>(const CsrMatrix<double>&, int);
+template double arnoldi_spectral_radius<double>(const CsrMatrix<double>&, const Vector<double>&,
+                                                int);
 
 }  // namespace strata

@@ -1,6 +1,8 @@
 #pragma once
 // Kernel contract for CSR matrices.
 
+#include <utility>
+
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
 
@@ -25,6 +27,11 @@ void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* ro
 template <class Exec, class T>
 T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
            const index_type* col_idx, const T* values, const T* x, T* y);
+
+/// {shortest, longest} row of the CSR matrix (rows > 0).
+template <class Exec>
+std::pair<size_type, size_type> row_length_range(const Exec& exec, size_type rows,
+                                                 const offset_type* row_ptr);
 
 /// Codes of validate().
 enum class CsrDefect : int {

@@ -38,4 +38,28 @@ size_type validate(const Exec& exec, size_type rows, size_type cols, size_type n
   return first == none ? -1 : first;
 }
 
+namespace detail {
+struct Range {
+  size_type lo, hi;
+};
+struct RangeOp {
+  STRATA_HD Range operator()(const Range& a, const Range& b) const {
+    return {a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? b.hi : a.hi};
+  }
+};
+}  // namespace detail
+
+template <class Exec>
+std::pair<size_type, size_type> row_length_range(const Exec& exec, size_type rows,
+                                                 const offset_type* row_ptr) {
+  const detail::Range r = transform_reduce(
+      exec, rows, detail::Range{std::numeric_limits<size_type>::max(), 0},
+      [=] STRATA_HD(size_type i) {
+        const size_type len = row_ptr[i + 1] - row_ptr[i];
+        return detail::Range{len, len};
+      },
+      detail::RangeOp{});
+  return {r.lo, r.hi};
+}
+
 }  // namespace strata::kernels::csr

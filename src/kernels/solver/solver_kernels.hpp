@@ -51,6 +51,35 @@ template <class Exec, class T>
 std::pair<T, T> cg_update_diagonal(const Exec& exec, size_type n, T alpha, const T* p,
                                    const T* q, const T* d, T* x, T* r, T* z);
 
+/// Most vectors block_dot and block_update_norm2 take at once (an Arnoldi
+/// basis of the spectral estimates, at most 10 steps).
+inline constexpr int max_block = 11;
+
+/// out[j] = V_j^T w for j < k, and out[k] = w^T w, in one pass over w
+/// (k <= max_block; V holds k device or host pointers as the executor
+/// needs). Classical Gram-Schmidt's projections with one synchronisation
+/// instead of k + 1 (fixed order: repeats bit for bit).
+template <class Exec, class T>
+void block_dot(const Exec& exec, size_type n, int k, const T* const* V, const T* w, T* out);
+
+/// w -= sum_{j<k} h_j V_j, returning ||w||^2 (one pass).
+template <class Exec, class T>
+T block_update_norm2(const Exec& exec, size_type n, int k, const T* const* V, const T* h, T* w);
+
+/// Most vectors block_gram takes.
+inline constexpr int max_gram = 6;
+
+/// The Gram matrix of k <= max_gram vectors in one pass:
+/// out[i * k + j] = V_i^T V_j (full, symmetric). Fixed order.
+template <class Exec, class T>
+void block_gram(const Exec& exec, size_type n, int k, const T* const* V, T* out);
+
+/// v_i = 0.5 + u_i with u_i in [0, 1) from a counter-based hash of i
+/// (splitmix64): the start vector of the spectral estimates, generated where
+/// it is used, the same on host and device, no entry zero.
+template <class Exec, class T>
+void hashed_start_vector(const Exec& exec, size_type n, T* v);
+
 /// CG's update for other preconditioners: x += alpha p, r -= alpha q;
 /// returns r^T r.
 template <class Exec, class T>

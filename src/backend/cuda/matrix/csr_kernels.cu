@@ -246,6 +246,8 @@ template float spmv_dot<CudaExec, float>(const CudaExec&, size_type, size_type,
 template double spmv_dot<CudaExec, double>(const CudaExec&, size_type, size_type,
                                            const offset_type*, const index_type*, const double*,
                                            const double*, double*);
+template std::pair<size_type, size_type> row_length_range<CudaExec>(const CudaExec&, size_type,
+                                                                  const offset_type*);
 template size_type validate<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
                                              const offset_type*, const index_type*, const float*);
 template size_type validate<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,

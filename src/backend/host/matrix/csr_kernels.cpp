@@ -63,6 +63,8 @@ template void spmv<HostExec, float>(const HostExec&, size_type, size_type, const
 template void spmv<HostExec, double>(const HostExec&, size_type, size_type, const offset_type*,
                                      const index_type*, const double*, double, const double*,
                                      double, double*);
+template std::pair<size_type, size_type> row_length_range<HostExec>(const HostExec&, size_type,
+                                                                  const offset_type*);
 template size_type validate<HostExec, float>(const HostExec&, size_type, size_type, size_type,
                                              const offset_type*, const index_type*, const float*);
 template size_type validate<HostExec, double>(const HostExec&, size_type, size_type, size_type,

@@ -1,0 +1,328 @@
+// Aggregation AMG benchmark (the aggregation paper on the device): setup,
+// solve, iterations, value-only resetup and complexities for
+//   K-cycle + FCG   aggregation, K-cycles on 2 levels, damped Jacobi 4/(3 rho)
+//   V-cycle + PCG   aggregation, V-cycles, the same smoother
+//   classical + PCG classical AMG (PMIS, ext+i, l1-Jacobi V-cycle), when built
+// side by side, on the 7-point Laplacian (256^3) and the 27-point operator
+// (192^3); the K-cycle's iterations from 64^3 to 256^3 (grid independence);
+// and the hierarchy of the 2D anisotropic problem on 1000 x 1000 (the
+// paper's Table 1).
+//
+//   strata_bench_aggregation [--case poisson7|diffusion27|scaling|aniso]...
+//                            [--n7 N] [--n27 N] [--na N] [--repeat R]
+//                            [--host] [--no-classical] [--json FILE]
+//
+// Times: setup and resetup are the best of R runs after a warm-up; the solve
+// is the best of two after a warm-up solve. Right-hand side ones, x0 = 0,
+// relative tolerance 1e-8 on ||b - A x|| / ||b||.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/amg/aggregation.hpp"
+#include "strata/amg/amg.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/solver/krylov.hpp"
+#if __has_include("strata/amg/classical.hpp")
+#include "strata/amg/classical.hpp"
+#define STRATA_BENCH_CLASSICAL 1
+#else
+#define STRATA_BENCH_CLASSICAL 0
+#endif
+
+namespace {
+
+using namespace strata;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::vector<std::string> cases;
+  size_type n7 = 256, n27 = 192, na = 1000;
+  int repeat = 3;
+  bool host = false;
+  bool classical = true;
+  std::string json;
+};
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Result {
+  std::string problem, config;
+  size_type rows = 0, nnz = 0;
+  int levels = 0, iterations = 0;
+  bool converged = false;
+  double setup = 0, solve = 0, resetup = 0, relative_residual = 0;
+  double operator_complexity = 0, grid_complexity = 0;
+  amg::StageTimes stages, resetup_stages;
+};
+
+struct Config {
+  std::string name;
+  std::function<std::unique_ptr<amg::Coarsening<double>>()> coarsening;
+  amg::HierarchyParams params;
+  KrylovMethod method;
+};
+
+KrylovParams tolerance() {
+  KrylovParams p;
+  p.relative_tolerance = 1e-8;
+  p.max_iterations = 1000;
+  p.record_history = false;
+  return p;
+}
+
+std::vector<Config> configs(int dimension, bool with_classical) {
+  amg::HierarchyParams k;
+  k.cycle = amg::CycleType::K;
+  k.smoother = JacobiParams{.estimate_omega = true};
+  amg::HierarchyParams v = k;
+  v.cycle = amg::CycleType::V;
+  const auto aggregation = [dimension] {
+    return amg::make_aggregation_coarsening<double>({.dimension = dimension});
+  };
+  amg::HierarchyParams k3 = k;
+  k3.kcycle_levels = 3;
+  std::vector<Config> out = {{"K-cycle + FCG", aggregation, k, Fcg{tolerance()}},
+                             {"K(3 levels) + FCG", aggregation, k3, Fcg{tolerance()}},
+                             {"V-cycle + PCG", aggregation, v, Cg{tolerance()}}};
+#if STRATA_BENCH_CLASSICAL
+  if (with_classical) {
+    out.push_back({"classical V + PCG",
+                   [] { return amg::make_classical_coarsening<double>(amg::ClassicalParams{}); },
+                   amg::HierarchyParams{}, Cg{tolerance()}});
+  }
+#else
+  (void)with_classical;
+#endif
+  return out;
+}
+
+Result run(const std::string& problem, const CsrMatrix<double>& A, const Config& c,
+           const Options& o, bool print_hierarchy) {
+  const Executor& exec = A.executor();
+  Result r;
+  r.problem = problem;
+  r.config = c.name;
+  r.rows = A.rows();
+  r.nnz = A.nnz();
+  // Setup: a warm-up, then the best of `repeat`.
+  std::unique_ptr<amg::Hierarchy<double>> H;
+  r.setup = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep <= o.repeat; ++rep) {
+    H.reset();
+    exec.synchronize();
+    const auto t0 = Clock::now();
+    H = std::make_unique<amg::Hierarchy<double>>(A, c.coarsening(), c.params);
+    exec.synchronize();
+    if (rep > 0) r.setup = std::min(r.setup, seconds_since(t0));
+  }
+  const auto summary = H->summary();
+  r.levels = H->num_levels();
+  r.operator_complexity = summary.operator_complexity;
+  r.grid_complexity = summary.grid_complexity;
+  r.stages = summary.setup_stage_seconds;
+  if (print_hierarchy) std::printf("%s", amg::format_summary(summary).c_str());
+  // Solve: a warm-up, then the best of two.
+  MatrixOperator<double> op(A);
+  Vector<double> b(exec, A.rows(), 1.0), x(exec, A.rows(), 0.0);
+  r.solve = std::numeric_limits<double>::infinity();
+  SolveInfo info;
+  for (int rep = 0; rep < 3; ++rep) {
+    x.fill(0.0);
+    exec.synchronize();
+    const auto t0 = Clock::now();
+    info = solve(c.method, op, b, x, H.get());
+    exec.synchronize();
+    if (rep > 0) r.solve = std::min(r.solve, seconds_since(t0));
+  }
+  r.iterations = info.iterations;
+  r.converged = info.converged();
+  Vector<double> res(exec, A.rows());
+  spmv(A, x, res);
+  axpby(1.0, b, -1.0, res);
+  r.relative_residual = norm2(res) / norm2(b);
+  // Value-only resetup (same values: the Newton-step path).
+  r.resetup = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep <= o.repeat; ++rep) {
+    exec.synchronize();
+    const auto t0 = Clock::now();
+    H->resetup(A);
+    exec.synchronize();
+    if (rep > 0) r.resetup = std::min(r.resetup, seconds_since(t0));
+  }
+  // Stage times of one resetup: the growth of the hierarchy's stage sums.
+  for (const auto& [stage, s] : H->summary().setup_stage_seconds) {
+    const auto before = r.stages.find(stage);
+    const double delta = s - (before == r.stages.end() ? 0.0 : before->second);
+    if (delta > 0) r.resetup_stages[stage] = delta / (o.repeat + 1);
+  }
+  return r;
+}
+
+void print_header() {
+  std::printf("%-14s %-18s %10s %5s %5s %9s %9s %9s %9s %8s %6s %6s\n", "problem", "config", "rows",
+              "lvls", "its", "setup s", "solve s", "total s", "resetup s", "speedup", "opcx",
+              "gridcx");
+}
+
+void print_row(const Result& r) {
+  std::printf("%-14s %-18s %10lld %5d %5d %9.4f %9.4f %9.4f %9.4f %7.1fx %6.3f %6.3f%s\n",
+              r.problem.c_str(), r.config.c_str(), (long long)r.rows, r.levels, r.iterations,
+              r.setup, r.solve, r.setup + r.solve, r.resetup, r.setup / r.resetup,
+              r.operator_complexity, r.grid_complexity, r.converged ? "" : "  NOT CONVERGED");
+}
+
+void print_stages(const Result& r) {
+  std::printf("    %s / %s setup stages:", r.problem.c_str(), r.config.c_str());
+  for (const auto& [stage, s] : r.stages) std::printf(" %s %.4f", stage.c_str(), s);
+  std::printf("\n      resetup stages (mean):");
+  for (const auto& [stage, s] : r.resetup_stages) std::printf(" %s %.4f", stage.c_str(), s);
+  std::printf("\n");
+}
+
+std::string json_result(const Result& r) {
+  char buffer[1024];
+  std::snprintf(buffer, sizeof buffer,
+                "{\"problem\": \"%s\", \"config\": \"%s\", \"rows\": %lld, \"nnz\": %lld, "
+                "\"levels\": %d, \"iterations\": %d, \"converged\": %s, "
+                "\"relative_residual\": %.3e, \"setup_seconds\": %.6f, \"solve_seconds\": %.6f, "
+                "\"resetup_seconds\": %.6f, \"resetup_speedup\": %.3f, "
+                "\"operator_complexity\": %.4f, \"grid_complexity\": %.4f, \"setup_stages\": {",
+                r.problem.c_str(), r.config.c_str(), (long long)r.rows, (long long)r.nnz, r.levels,
+                r.iterations, r.converged ? "true" : "false", r.relative_residual, r.setup, r.solve,
+                r.resetup, r.setup / r.resetup, r.operator_complexity, r.grid_complexity);
+  std::string out = buffer;
+  bool first = true;
+  for (const auto& [stage, s] : r.stages) {
+    std::snprintf(buffer, sizeof buffer, "%s\"%s\": %.6f", first ? "" : ", ", stage.c_str(), s);
+    out += buffer;
+    first = false;
+  }
+  return out + "}}";
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--case")
+      o.cases.push_back(value());
+    else if (a == "--n7")
+      o.n7 = std::atoll(value().c_str());
+    else if (a == "--n27")
+      o.n27 = std::atoll(value().c_str());
+    else if (a == "--na")
+      o.na = std::atoll(value().c_str());
+    else if (a == "--repeat")
+      o.repeat = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--host")
+      o.host = true;
+    else if (a == "--no-classical")
+      o.classical = false;
+    else if (a == "--json")
+      o.json = value();
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--case poisson7|diffusion27|scaling|aniso]... [--n7 N] [--n27 N] "
+                   "[--na N] [--repeat R] [--host] [--no-classical] [--json FILE]\n",
+                   argv[0]);
+      std::exit(2);
+    }
+  }
+  if (o.cases.empty()) o.cases = {"poisson7", "diffusion27", "scaling", "aniso"};
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const Executor exec = o.host ? Executor::host() : Executor::cuda();
+  std::printf("aggregation AMG benchmark on %s\n", exec.name().c_str());
+  std::vector<Result> results;
+  for (const auto& c : o.cases) {
+    if (c == "poisson7" || c == "diffusion27") {
+      const bool p7 = c == "poisson7";
+      const size_type n = p7 ? o.n7 : o.n27;
+      const auto A =
+          p7 ? gallery::poisson3d(exec, n, n, n) : gallery::diffusion3d_27pt(exec, n, n, n);
+      const std::string name = c + " " + std::to_string(n) + "^3";
+      std::printf("\n%s: %lld rows, %lld nonzeros\n", name.c_str(), (long long)A.rows(),
+                  (long long)A.nnz());
+      std::vector<Result> local;
+      bool first = true;
+      for (const auto& config : configs(3, o.classical)) {
+        try {
+          local.push_back(run(name, A, config, o, first));
+        } catch (const std::exception& e) {
+          std::printf("  %s failed: %s\n", config.name.c_str(), e.what());
+        }
+        first = false;
+      }
+      print_header();
+      for (const auto& r : local) print_row(r);
+      for (const auto& r : local) print_stages(r);
+      results.insert(results.end(), local.begin(), local.end());
+    } else if (c == "scaling") {
+      std::printf("\nK-cycles (2 and 3 levels) + FCG on the 7-point Laplacian, growing n\n");
+      print_header();
+      for (size_type n : {size_type{64}, size_type{128}, o.n7}) {
+        if (n > o.n7) continue;
+        const auto A = gallery::poisson3d(exec, n, n, n);
+        Options once = o;
+        once.repeat = 1;
+        for (int config : {0, 1}) {
+          const auto r = run("poisson7 " + std::to_string(n) + "^3", A, configs(3, false)[config],
+                             once, false);
+          print_row(r);
+          results.push_back(r);
+        }
+      }
+    } else if (c == "aniso") {
+      const auto A = gallery::anisotropic2d(exec, o.na, o.na, 0.001, 0.0);
+      std::printf("\naniso2d %lld x %lld (epsilon 0.001): the paper's Table 1\n", (long long)o.na,
+                  (long long)o.na);
+      const auto r = run("aniso2d " + std::to_string(o.na), A, configs(2, false)[0], o, true);
+      print_header();
+      print_row(r);
+      results.push_back(r);
+    } else {
+      std::fprintf(stderr, "unknown case %s\n", c.c_str());
+      return 2;
+    }
+  }
+  if (!o.json.empty()) {
+    FILE* f = std::fopen(o.json.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", o.json.c_str());
+      return 1;
+    }
+    std::fprintf(f, "{\"benchmark\": \"aggregation_amg\", \"backend\": \"%s\", \"results\": [\n",
+                 exec.name().c_str());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      std::fprintf(f, "  %s%s\n", json_result(results[i]).c_str(),
+                   i + 1 < results.size() ? "," : "");
+    }
+    std::fprintf(f, "]}\n");
+    std::fclose(f);
+  }
+  return 0;
+}

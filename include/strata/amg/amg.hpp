@@ -1,0 +1,215 @@
+#pragma once
+/// \file
+/// Algebraic multigrid: the hierarchy, its cycles and its summary, shared by
+/// every coarsening (classical, aggregation).
+///
+/// A coarsening turns a level's matrix A into transfer operators P and R
+/// (R = P^T stored explicitly); the Galerkin product R A P gives the next
+/// level. Setup stops at `max_levels`, when a level has at most
+/// `coarse_size` rows, or when the coarsening cannot reduce the size
+/// further. The coarsest level is solved directly (a dense inverse, on the
+/// device for a device hierarchy). Everything lives on A's executor.
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/matrix/galerkin.hpp"
+#include "strata/smoother/smoother.hpp"
+#include "strata/solver/krylov.hpp"
+
+namespace strata::amg {
+
+/// Seconds spent per named setup stage ("strength", "splitting",
+/// "interpolation", "galerkin", ...), summed over levels.
+using StageTimes = std::map<std::string, double>;
+
+/// What a coarsening produces for one level.
+template <class T>
+struct Transfer {
+  /// Interpolation, fine rows x coarse columns.
+  CsrMatrix<T> P;
+  /// Restriction P^T.
+  CsrMatrix<T> R;
+};
+
+/// The coarse operator A_c = R A P of one level, kept so that a value-only
+/// resetup can recompute it on the stored pattern.
+template <class T>
+class CoarseProduct {
+ public:
+  virtual ~CoarseProduct() = default;
+  virtual const CsrMatrix<T>& result() const = 0;
+  /// New values of R, A and P with the patterns of construction.
+  virtual void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) = 0;
+};
+
+/// The general path: two row-wise sparse products, R (A P).
+template <class T>
+class SpgemmCoarseProduct final : public CoarseProduct<T> {
+ public:
+  SpgemmCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P)
+      : product_(R, A, P) {}
+  const CsrMatrix<T>& result() const override { return product_.result(); }
+  void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) override {
+    product_.recompute(R, A, P);
+  }
+
+ private:
+  GalerkinProduct<CsrMatrix<T>> product_;
+};
+
+/// The coarsening contract (narrow, as in amgcl): build P and R for A, and
+/// refresh P's values when only A's values changed (the resetup of a
+/// Newton step: no new strength, splitting or aggregates).
+template <class T>
+class Coarsening {
+ public:
+  virtual ~Coarsening() = default;
+  /// P and R for the level `level` matrix A, or nothing when A cannot be
+  /// coarsened further (every point would stay). Adds its stage times to
+  /// `times`. The coarsening may keep per-level state for refresh().
+  virtual std::optional<Transfer<T>> coarsen(const CsrMatrix<T>& A, int level,
+                                             StageTimes& times) = 0;
+  /// New values of P (and R) for new values of A with the same pattern. The
+  /// default keeps P: right for coarsenings whose P does not depend on A's
+  /// values (piecewise-constant aggregation).
+  virtual void refresh(const CsrMatrix<T>& A, int level, Transfer<T>& transfer,
+                       StageTimes& times) {
+    (void)A, (void)level, (void)transfer, (void)times;
+  }
+  /// The Galerkin product for this coarsening's P. The default is the
+  /// general SpGEMM path; a coarsening with a special P may do better (the
+  /// aggregation paper's sort and segmented reduction for piecewise-constant
+  /// P).
+  virtual std::unique_ptr<CoarseProduct<T>> galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                                     const CsrMatrix<T>& P) {
+    return std::make_unique<SpgemmCoarseProduct<T>>(R, A, P);
+  }
+  /// Name for the summary ("classical PMIS + ext+i", "aggregation MIS(2)").
+  virtual std::string name() const = 0;
+};
+
+/// V, W and F cycles; K: the K-cycle of Notay (the aggregation paper's
+/// Algorithm 5), in which the coarse-grid correction of the top
+/// `kcycle_levels` levels is two steps of a Krylov method (CG or GMRES
+/// flavour) preconditioned by the cycle on the next level; the levels below
+/// take V-cycles. A K-cycle is not a fixed linear map (its inner Krylov
+/// coefficients depend on the vector): precondition FCG or FGMRES with it.
+enum class CycleType { V, W, F, K };
+
+/// "V", "W", "F", "K".
+const char* to_string(CycleType type) noexcept;
+
+/// Parameters of the hierarchy and its cycle.
+struct HierarchyParams {
+  int max_levels = 25;
+  /// A level with at most this many rows is solved directly.
+  size_type coarse_size = 600;
+  CycleType cycle = CycleType::V;
+  /// K-cycle only: levels 0 .. kcycle_levels-1 compute their coarse-grid
+  /// correction with two inner Krylov steps (fewer when the first already
+  /// reduces the coarse residual by kcycle_threshold); the levels below use
+  /// V-cycles. The paper finds two levels enough for grid independence on
+  /// the GPU, where coarse levels are inefficient (each K level doubles the
+  /// visits of every level below it).
+  int kcycle_levels = 2;
+  /// The inner Krylov method of the K-cycle: CG (minimises the A-norm of the
+  /// error; for symmetric positive definite A) or GMRES (minimises the
+  /// residual norm; also for nonsymmetric A).
+  enum class KcycleFlavour { cg, gmres };
+  KcycleFlavour kcycle_flavour = KcycleFlavour::cg;
+  /// Skip the second inner step when the first leaves at most this fraction
+  /// of the coarse residual norm (Notay's t = 0.25).
+  double kcycle_threshold = 0.25;
+  int pre_sweeps = 1;
+  int post_sweeps = 1;
+  /// Smoother on every level but the coarsest (l1-Jacobi, as hypre on GPUs).
+  SmootherParams smoother = L1JacobiParams{};
+  /// Time every level of every cycle (synchronises the device per level,
+  /// which costs some speed; off by default).
+  bool profile_levels = false;
+};
+
+/// "cg", "gmres".
+const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept;
+
+/// One row of the hierarchy summary.
+struct LevelSummary {
+  size_type rows = 0;
+  size_type nnz = 0;
+  size_type min_row_nnz = 0;
+  double mean_row_nnz = 0;
+  size_type max_row_nnz = 0;
+  /// rows of the level above / rows of this level (0 for level 0).
+  double coarsening_ratio = 0;
+  /// Seconds in this level's part of the cycles (profile_levels only).
+  double solve_seconds = 0;
+};
+
+/// The whole summary: what `strata solve` prints and puts in its JSON.
+struct HierarchySummary {
+  std::string coarsening;
+  std::vector<LevelSummary> levels;
+  /// sum of nnz over levels / nnz of level 0.
+  double operator_complexity = 0;
+  /// sum of rows over levels / rows of level 0.
+  double grid_complexity = 0;
+  StageTimes setup_stage_seconds;
+  double setup_seconds = 0;
+  /// The last value-only resetup (0 when there was none).
+  double resetup_seconds = 0;
+};
+
+/// An AMG hierarchy, usable as a preconditioner (one cycle from a zero
+/// initial guess per apply) or as a stand-alone solver (solve()).
+/// Holds a reference to the finest matrix, which must outlive it.
+template <class T>
+class Hierarchy final : public LinearOperator<T> {
+ public:
+  Hierarchy(const CsrMatrix<T>& A, std::unique_ptr<Coarsening<T>> coarsening,
+            const HierarchyParams& params = {});
+  ~Hierarchy() override;
+  Hierarchy(const Hierarchy&) = delete;
+  Hierarchy& operator=(const Hierarchy&) = delete;
+
+  size_type rows() const override;
+  size_type cols() const override;
+  const Executor& executor() const override;
+  /// x = one cycle applied to b from x = 0.
+  void apply(const Vector<T>& b, Vector<T>& x) const override;
+  std::string describe() const override;
+  /// False for a K-cycle with at least one inner Krylov level: its apply()
+  /// is not a fixed linear map, so it needs a flexible method (FCG, FGMRES).
+  bool is_fixed() const override;
+
+  /// Cycles x <- x + cycle(b - A x) until the Krylov-style stopping test of
+  /// `params` holds (stand-alone AMG).
+  SolveInfo solve(const Vector<T>& b, Vector<T>& x, const KrylovParams& params) const;
+
+  /// New values of A with the same pattern (the matrix given at setup, or
+  /// another with an identical pattern, which then replaces it): refreshes
+  /// P, R, the Galerkin products, the smoothers and the coarse inverse
+  /// without redoing the coarsening. Throws invalid_argument when the
+  /// pattern differs.
+  void resetup(const CsrMatrix<T>& A);
+
+  int num_levels() const noexcept;
+  /// The matrix of level l (0 = finest).
+  const CsrMatrix<T>& level_matrix(int l) const;
+  const CsrMatrix<T>& level_interpolation(int l) const;
+  HierarchySummary summary() const;
+  const HierarchyParams& params() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The summary as a table, for printing.
+std::string format_summary(const HierarchySummary& summary);
+
+}  // namespace strata::amg

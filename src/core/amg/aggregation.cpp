@@ -1,0 +1,430 @@
+// Unsmoothed aggregation AMG (the aggregation paper's Algorithm 1): the
+// stages strength -> MIS(2) aggregation -> piecewise-constant interpolation
+// -> Galerkin by sort and segmented reduction, each checked here and run
+// where A lives by the kernels of kernels/amg/aggregation_kernels.hpp.
+
+#include "strata/amg/aggregation.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "kernels/amg/aggregation_kernels.hpp"
+#include "strata/core/primitives.hpp"
+#include "strata/matrix/transpose.hpp"
+
+namespace strata::amg {
+
+namespace {
+
+namespace agg = kernels::aggregation;
+
+/// Adds the time of a scope to times[stage], after the queued work finished.
+class StageClock {
+ public:
+  StageClock(const Executor& exec, StageTimes& times, const char* stage)
+      : exec_(exec), times_(times), stage_(stage), start_(std::chrono::steady_clock::now()) {}
+  ~StageClock() {
+    exec_.synchronize();
+    times_[stage_] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  StageClock(const StageClock&) = delete;
+  StageClock& operator=(const StageClock&) = delete;
+
+ private:
+  const Executor& exec_;
+  StageTimes& times_;
+  const char* stage_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", v);
+  return buffer;
+}
+
+void validate(const AggregationParams& p) {
+  if (p.dimension < 1 || p.dimension > 3) {
+    throw invalid_argument("AggregationParams.dimension must be 1, 2 or 3, got " +
+                           std::to_string(p.dimension));
+  }
+  if (std::isnan(p.strength_threshold) || p.strength_threshold >= 1) {
+    throw invalid_argument(
+        "AggregationParams.strength_threshold must lie in [0, 1) (or be "
+        "negative for the default of the dimension), got " +
+        number(p.strength_threshold));
+  }
+}
+
+/// The per-level random stream: seed and level mixed (splitmix64).
+std::uint64_t level_seed(std::uint64_t seed, int level) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(level) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Columns whose norm after orthogonalisation falls below this fraction of
+/// their norm before are dropped (B rank-deficient on the aggregate).
+constexpr double drop_tolerance = 1e-8;
+
+}  // namespace
+
+double strength_threshold(const AggregationParams& params) {
+  validate(params);
+  if (params.strength_threshold >= 0) return params.strength_threshold;
+  return params.dimension == 3 ? 0.5 : 0.25;
+}
+
+// ------------------------------------------------------------ 1. strength
+
+template <class T>
+StrengthGraph<T> strength_graph(const CsrMatrix<T>& A, double alpha) {
+  require(alpha >= 0 && alpha < 1,
+          "strength_graph: the threshold alpha must lie in [0, 1), got " + number(alpha));
+  if (A.rows() != A.cols()) {
+    throw dimension_mismatch("strength_graph: A must be square, it is " + std::to_string(A.rows()) +
+                             " x " + std::to_string(A.cols()));
+  }
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  Array<T> sign(exec, n), strongest(exec, n);
+  Array<std::uint8_t> strong(exec, A.nnz());
+  Array<offset_type> row_ptr(exec, n + 1, offset_type{0});
+  StrengthGraph<T> S;
+  S.influence = Array<index_type>(exec, n);
+  const size_type missing = exec.visit([&](const auto& e) {
+    const bool sorted = agg::row_strength(e, n, A.row_ptr().data(), A.col_idx().data(),
+                                          A.values().data(), sign.data(), strongest.data());
+    return agg::mark_strong(e, n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), sorted,
+                            T(alpha), sign.data(), strongest.data(), strong.data(), row_ptr.data(),
+                            S.influence.data());
+  });
+  if (missing > 0) {
+    // A structurally nonsymmetric pattern: add the missing transposed
+    // entries as zeros, so that every edge is seen from both ends.
+    const CsrMatrix<T> symmetric = exec.visit([&](const auto& e) {
+      return agg::symmetrize_pattern(e, n, A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                                     A.values().data());
+    });
+    StrengthGraph<T> result = strength_graph(symmetric, alpha);
+    result.symmetrized = true;
+    return result;
+  }
+  const size_type edges = exclusive_scan(row_ptr, row_ptr);
+  S.row_ptr = std::move(row_ptr);
+  S.col_idx = Array<index_type>(exec, edges);
+  S.weight = Array<T>(exec, edges);
+  exec.visit([&](const auto& e) {
+    agg::fill_strength_graph(e, n, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+                             sign.data(), strongest.data(), strong.data(), S.row_ptr.data(),
+                             S.col_idx.data(), S.weight.data());
+  });
+  return S;
+}
+
+// ---------------------------------------------------------- 2. aggregation
+
+template <class T>
+Aggregates aggregate(const StrengthGraph<T>& S, std::uint64_t seed, int level) {
+  const Executor& exec = S.influence.executor();
+  const size_type n = S.rows();
+  require(S.row_ptr.size() == n + 1, "aggregate: the strength graph has " +
+                                         std::to_string(S.row_ptr.size()) + " row offsets for " +
+                                         std::to_string(n) + " rows");
+  Array<std::int8_t> state(exec, n);
+  Array<std::uint32_t> priority(exec, n);
+  Array<std::uint64_t> tuple(exec, n);
+  Aggregates result;
+  result.aggregate = Array<index_type>(exec, n);
+  const offset_type* rp = S.row_ptr.data();
+  const index_type* ci = S.col_idx.data();
+  exec.visit([&](const auto& e) {
+    agg::mis2_init(e, n, rp, S.influence.data(), level_seed(seed, level), state.data(),
+                   priority.data());
+    // Algorithm 2: each iteration decides at least the largest undecided
+    // tuple, so it ends; in practice after a handful of iterations.
+    for (size_type undecided = n; undecided > 0;) {
+      agg::mis2_propagate(e, n, rp, ci, state.data(), priority.data(), tuple.data());
+      undecided = agg::mis2_decide(e, n, rp, ci, tuple.data(), state.data());
+      ++result.iterations;
+      if (result.iterations > n + 1) {
+        throw error("aggregate: MIS(2) did not finish after " + std::to_string(result.iterations) +
+                    " iterations (internal error)");
+      }
+    }
+    const size_type roots = agg::number_roots(e, n, state.data(), result.aggregate.data());
+    result.root = Array<index_type>(exec, roots);
+    agg::list_roots(e, n, state.data(), result.aggregate.data(), result.root.data());
+    const size_type left = agg::join_nearest_root(e, n, rp, ci, S.weight.data(), state.data(),
+                                                  result.aggregate.data());
+    if (left > 0) {
+      throw error("aggregate: " + std::to_string(left) +
+                  " points are farther than two strong connections from every MIS(2) root "
+                  "(internal error)");
+    }
+  });
+  return result;
+}
+
+// -------------------------------------------------------- 3. interpolation
+
+template <class T>
+PiecewiseConstantInterpolation<T> piecewise_constant_interpolation(const Aggregates& aggregates,
+                                                                   const Array<T>& near_null_space,
+                                                                   int columns) {
+  const Executor& exec = aggregates.aggregate.executor();
+  const size_type n = aggregates.aggregate.size();
+  const size_type count = aggregates.count();
+  require(columns >= 1,
+          "piecewise_constant_interpolation: columns must be >= 1, got " + std::to_string(columns));
+  check_location(exec, near_null_space.executor(), "near_null_space", "the aggregates");
+  if (near_null_space.size() != n * columns) {
+    throw dimension_mismatch("piecewise_constant_interpolation: the near-null space has " +
+                             std::to_string(near_null_space.size()) + " values, expected " +
+                             std::to_string(n) + " rows x " + std::to_string(columns) + " columns");
+  }
+  const size_type coarse = count * columns;
+  checked_index(coarse, "piecewise_constant_interpolation: aggregates x columns");
+  PiecewiseConstantInterpolation<T> result;
+  result.columns = columns;
+  Array<offset_type> row_ptr(exec, n + 1);
+  const size_type nnz = exec.visit([&](const auto& e) {
+    return agg::interpolation_pattern(e, n, aggregates.aggregate.data(), columns, row_ptr.data());
+  });
+  Array<index_type> col_idx(exec, nnz);
+  Array<T> values(exec, nnz);
+  exec.visit([&](const auto& e) {
+    agg::interpolation_fill(e, n, aggregates.aggregate.data(), columns, near_null_space.data(),
+                            row_ptr.data(), col_idx.data(), values.data());
+  });
+  CsrMatrix<T> P(n, coarse, std::move(row_ptr), std::move(col_idx), std::move(values));
+  // Algorithm 3: R = P^T lists each aggregate's points; normalise (QR) there.
+  CsrMatrix<T> R = transpose(P);
+  Array<T> coarse_B(exec, coarse * columns);
+  Array<index_type> keep(exec, coarse);
+  result.dropped = exec.visit([&](const auto& e) {
+    return agg::orthonormalize_aggregates(e, count, columns, R.row_ptr().data(), R.col_idx().data(),
+                                          R.values().data(), P.row_ptr().data(), P.values().data(),
+                                          coarse_B.data(), keep.data(), T(drop_tolerance));
+  });
+  if (result.dropped > 0) {
+    // B is rank-deficient on some aggregates: renumber the kept columns.
+    Array<index_type> new_index(exec, coarse);
+    const size_type kept_cols = exclusive_scan(keep, new_index);
+    Array<T> kept_B(exec, kept_cols * columns);
+    P = exec.visit([&](const auto& e) {
+      return agg::drop_columns(e, n, coarse, kept_cols, P.row_ptr().data(), P.col_idx().data(),
+                               P.values().data(), keep.data(), new_index.data(), columns,
+                               coarse_B.data(), kept_B.data());
+    });
+    coarse_B = std::move(kept_B);
+    R = transpose(P);
+  }
+  result.transfer.P = std::move(P);
+  result.transfer.R = std::move(R);
+  result.coarse_near_null_space = std::move(coarse_B);
+  return result;
+}
+
+// ------------------------------------------------------------- 4. Galerkin
+
+template <class T>
+SortReduceCoarseProduct<T>::SortReduceCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                                    const CsrMatrix<T>& P) {
+  const Executor& exec = A.executor();
+  check_location(exec, P.executor(), "P", "A");
+  check_location(exec, R.executor(), "R", "A");
+  if (A.rows() != A.cols() || P.rows() != A.cols() || R.rows() != P.cols() ||
+      R.cols() != P.rows() || R.nnz() != P.nnz()) {
+    throw dimension_mismatch(
+        "SortReduceCoarseProduct: needs a square A, P with A.cols() rows "
+        "and R = P^T; A is " +
+        std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", P " +
+        std::to_string(P.rows()) + " x " + std::to_string(P.cols()) + ", R " +
+        std::to_string(R.rows()) + " x " + std::to_string(R.cols()));
+  }
+  const size_type coarse = P.cols();
+  auto plan = exec.visit([&](const auto& e) {
+    return agg::galerkin_plan(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
+                              P.row_ptr().data(), P.col_idx().data(), coarse);
+  });
+  const size_type coarse_nnz = plan.col_idx.size();
+  Array<T> values(exec, coarse_nnz);
+  single_entry_ = plan.single_entry;
+  sorted_products_ = plan.sorted_products;
+  pair_ptr_ = std::move(plan.pair_ptr);
+  pair_slot_ = std::move(plan.pair_slot);
+  slot_ptr_ = std::move(plan.slot_ptr);
+  if (!single_entry_) {
+    offset_type slots = 0;  // slot_ptr_[rows], the last offset only
+    copy_bytes(&slots, Executor::host(), slot_ptr_.data() + A.rows(), exec, sizeof slots);
+    slot_values_ = Array<T>(exec, slots);
+  }
+  left_ = std::move(plan.left);
+  slot_ = std::move(plan.slot);
+  entry_ = std::move(plan.entry);
+  right_ = std::move(plan.right);
+  segment_start_ = std::move(plan.segment_start);
+  Ac_ = CsrMatrix<T>(coarse, coarse, std::move(plan.row_ptr), std::move(plan.col_idx),
+                     std::move(values));
+  a_rows_ = A.rows();
+  a_nnz_ = A.nnz();
+  p_rows_ = P.rows();
+  p_cols_ = P.cols();
+  p_nnz_ = P.nnz();
+  recompute(R, A, P);
+}
+
+template <class T>
+void SortReduceCoarseProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                           const CsrMatrix<T>& P) {
+  const Executor& exec = Ac_.executor();
+  check_location(exec, A.executor(), "A", "the coarse product");
+  check_location(exec, P.executor(), "P", "the coarse product");
+  check_location(exec, R.executor(), "R", "the coarse product");
+  if (A.rows() != a_rows_ || A.nnz() != a_nnz_ || P.rows() != p_rows_ || P.cols() != p_cols_ ||
+      P.nnz() != p_nnz_) {
+    throw invalid_argument("SortReduceCoarseProduct::recompute: the patterns changed (A has " +
+                           std::to_string(A.rows()) + " rows and " + std::to_string(A.nnz()) +
+                           " nonzeros, P is " + std::to_string(P.rows()) + " x " +
+                           std::to_string(P.cols()) + " with " + std::to_string(P.nnz()) +
+                           "; built for " + std::to_string(a_rows_) + ", " +
+                           std::to_string(a_nnz_) + " and " + std::to_string(p_rows_) + " x " +
+                           std::to_string(p_cols_) + " with " + std::to_string(p_nnz_) + ")");
+  }
+  (void)R;  // R = P^T: its values are P's
+  exec.visit([&](const auto& e) {
+    agg::GalerkinPlanView plan;
+    plan.single_entry = single_entry_;
+    plan.pair_ptr = pair_ptr_.data();
+    plan.pair_slot = pair_slot_.data();
+    plan.slot_ptr = slot_ptr_.data();
+    plan.left = left_.data();
+    plan.slot = slot_.data();
+    plan.entry = entry_.data();
+    plan.right = right_.data();
+    plan.segment_start = segment_start_.data();
+    agg::galerkin_values(e, A.rows(), Ac_.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                         P.row_ptr().data(), plan, A.values().data(), P.values().data(),
+                         slot_values_.data(), Ac_.values().data());
+  });
+}
+
+// ------------------------------------------------------------ the coarsening
+
+namespace {
+
+template <class T>
+class AggregationCoarsening final : public Coarsening<T> {
+ public:
+  AggregationCoarsening(const AggregationParams& params, std::vector<Vector<T>> near_null_space)
+      : params_(params),
+        alpha_(strength_threshold(params)),
+        user_B_(std::move(near_null_space)),
+        columns_(user_B_.empty() ? 1 : static_cast<int>(user_B_.size())) {}
+
+  std::optional<Transfer<T>> coarsen(const CsrMatrix<T>& A, int level, StageTimes& times) override {
+    const Executor& exec = A.executor();
+    if (level == 0) {
+      near_null_.clear();
+      near_null_.push_back(finest_near_null_space(A));
+    }
+    require(level >= 0 && level < static_cast<int>(near_null_.size()),
+            "aggregation coarsening: level " + std::to_string(level) +
+                " requested before the levels above it");
+    near_null_.resize(static_cast<std::size_t>(level) + 1);
+    StrengthGraph<T> S;
+    {
+      StageClock clock(exec, times, "strength");
+      S = strength_graph(A, alpha_);
+    }
+    Aggregates aggregates;
+    {
+      StageClock clock(exec, times, "aggregation");
+      aggregates = aggregate(S, params_.seed, level);
+    }
+    if (aggregates.count() == 0) return std::nullopt;
+    PiecewiseConstantInterpolation<T> interpolation;
+    {
+      StageClock clock(exec, times, "interpolation");
+      interpolation = piecewise_constant_interpolation(aggregates, near_null_[level], columns_);
+    }
+    const size_type coarse = interpolation.transfer.P.cols();
+    if (coarse == 0 || coarse >= A.rows()) return std::nullopt;
+    near_null_.push_back(std::move(interpolation.coarse_near_null_space));
+    return std::move(interpolation.transfer);
+  }
+
+  std::unique_ptr<CoarseProduct<T>> galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                             const CsrMatrix<T>& P) override {
+    if (params_.galerkin_by_spgemm) return std::make_unique<SpgemmCoarseProduct<T>>(R, A, P);
+    return std::make_unique<SortReduceCoarseProduct<T>>(R, A, P);
+  }
+
+  std::string name() const override {
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%.2f", alpha_);
+    return std::string("aggregation MIS(2), alpha ") + alpha + ", " +
+           (user_B_.empty() ? std::string("B = 1")
+                            : "B with " + std::to_string(columns_) + " columns") +
+           ", Galerkin by " + (params_.galerkin_by_spgemm ? "SpGEMM" : "sort/reduce");
+  }
+
+ private:
+  /// B on level 0, column-major on A's executor.
+  Array<T> finest_near_null_space(const CsrMatrix<T>& A) const {
+    const Executor& exec = A.executor();
+    const size_type n = A.rows();
+    if (user_B_.empty()) return Array<T>(exec, n, T{1});
+    Array<T> B(exec, n * columns_);
+    for (int c = 0; c < columns_; ++c) {
+      const Vector<T>& v = user_B_[static_cast<std::size_t>(c)];
+      const std::string what = "near_null_space[" + std::to_string(c) + "]";
+      check_location(exec, v.executor(), what.c_str(), "A");
+      if (v.size() != n) {
+        throw dimension_mismatch("aggregation coarsening: " + what + " has " +
+                                 std::to_string(v.size()) + " entries, A has " + std::to_string(n) +
+                                 " rows");
+      }
+      if (n > 0) copy_bytes(B.data() + c * n, exec, v.data(), exec, sizeof(T) * n);
+    }
+    return B;
+  }
+
+  AggregationParams params_;
+  double alpha_;
+  std::vector<Vector<T>> user_B_;
+  int columns_;
+  std::vector<Array<T>> near_null_;  // B of each level built so far
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Coarsening<T>> make_aggregation_coarsening(const AggregationParams& params,
+                                                           std::vector<Vector<T>> near_null_space) {
+  validate(params);
+  for (std::size_t c = 1; c < near_null_space.size(); ++c) {
+    if (near_null_space[c].size() != near_null_space[0].size()) {
+      throw invalid_argument("make_aggregation_coarsening: near_null_space[" + std::to_string(c) +
+                             "] has " + std::to_string(near_null_space[c].size()) +
+                             " entries, near_null_space[0] has " +
+                             std::to_string(near_null_space[0].size()));
+    }
+  }
+  return std::make_unique<AggregationCoarsening<T>>(params, std::move(near_null_space));
+}
+
+template StrengthGraph<double> strength_graph<double>(const CsrMatrix<double>&, double);
+template Aggregates aggregate<double>(const StrengthGraph<double>&, std::uint64_t, int);
+template PiecewiseConstantInterpolation<double> piecewise_constant_interpolation<double>(
+    const Aggregates&, const Array<double>&, int);
+template class SortReduceCoarseProduct<double>;
+template std::unique_ptr<Coarsening<double>> make_aggregation_coarsening<double>(
+    const AggregationParams&, std::vector<Vector<double>>);
+
+}  // namespace strata::amg

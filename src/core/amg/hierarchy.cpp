@@ -1,0 +1,549 @@
+// The AMG hierarchy: setup in named stages, the cycles, the coarse solve,
+// value-only resetup and the summary. Written once for host and device.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <tuple>
+
+#include "kernels/amg/coarse_solve_kernels.hpp"
+#include "kernels/matrix/csr_kernels.hpp"
+#include "strata/amg/amg.hpp"
+
+namespace strata::amg {
+
+const char* to_string(CycleType type) noexcept {
+  switch (type) {
+    case CycleType::V: return "V";
+    case CycleType::W: return "W";
+    case CycleType::F: return "F";
+    case CycleType::K: return "K";
+  }
+  return "?";
+}
+
+const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept {
+  switch (flavour) {
+    case HierarchyParams::KcycleFlavour::cg: return "cg";
+    case HierarchyParams::KcycleFlavour::gmres: return "gmres";
+  }
+  return "?";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Adds the time since construction to times[stage] when it goes out of
+/// scope, after the executor's queued work has finished.
+class StageTimer {
+ public:
+  StageTimer(const Executor& exec, StageTimes& times, std::string stage)
+      : exec_(exec), times_(times), stage_(std::move(stage)), start_(Clock::now()) {}
+  ~StageTimer() {
+    exec_.synchronize();
+    times_[stage_] += std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+ private:
+  const Executor& exec_;
+  StageTimes& times_;
+  std::string stage_;
+  Clock::time_point start_;
+};
+
+/// Above this many rows the coarsest level is not inverted densely (the
+/// inverse would need rows^2 values) but smoothed.
+constexpr size_type max_dense_rows = 4096;
+constexpr int coarse_smoothing_sweeps = 20;
+
+}  // namespace
+
+template <class T>
+struct Hierarchy<T>::Impl {
+  struct Level {
+    const CsrMatrix<T>* A = nullptr;
+    std::optional<Transfer<T>> transfer;  // to the next level; absent on the coarsest
+    std::unique_ptr<CoarseProduct<T>> galerkin;  // owns the next level's A
+    std::unique_ptr<Smoother<T>> smoother;
+    mutable Vector<T> b, x, r;  // right-hand side and solution (coarse levels), residual
+    // K-cycle: the two inner Krylov directions c, d and their images
+    // v = A c, w = A d (levels solved by inner Krylov steps only).
+    mutable Vector<T> kc, kv, kd, kw;
+    mutable double seconds = 0;
+  };
+
+  HierarchyParams params;
+  std::unique_ptr<Coarsening<T>> coarsening;
+  std::vector<Level> levels;
+  Array<T> coarse_inverse;  // column-major, or empty when the coarsest level is smoothed
+  std::string coarse_solver;
+  StageTimes stage_times;
+  double setup_seconds = 0;
+  double resetup_seconds = 0;
+
+  const Executor& exec() const { return levels.front().A->executor(); }
+  int last() const { return static_cast<int>(levels.size()) - 1; }
+
+  void build_smoother(Level& level) {
+    StageTimer t(level.A->executor(), stage_times, "smoother");
+    level.smoother = make_smoother(*level.A, params.smoother);
+  }
+
+  /// Whether level l's coarse-grid correction is computed by inner Krylov
+  /// steps (a K-cycle level whose coarse level is not the coarsest).
+  bool krylov_level(int l) const {
+    return params.cycle == CycleType::K && l < params.kcycle_levels && l + 1 < last();
+  }
+
+  void build_work_vectors(int l) {
+    Level& level = levels[l];
+    const Executor& e = level.A->executor();
+    const size_type n = level.A->rows();
+    level.r = Vector<T>(e, n);
+    if (l > 0) {
+      level.b = Vector<T>(e, n);
+      level.x = Vector<T>(e, n);
+    }
+    if (l > 0 && krylov_level(l - 1)) {
+      level.kc = Vector<T>(e, n);
+      level.kv = Vector<T>(e, n);
+      level.kd = Vector<T>(e, n);
+      level.kw = Vector<T>(e, n);
+    }
+  }
+
+  void build_coarse_solver() {
+    StageTimer t(exec(), stage_times, "coarse solve");
+    Level& c = levels.back();
+    const size_type n = c.A->rows();
+    coarse_inverse = Array<T>();
+    if (n > max_dense_rows) {
+      coarse_solver = std::to_string(coarse_smoothing_sweeps) + " smoothing sweeps (" +
+                      std::to_string(n) + " rows are too many to invert densely)";
+      if (!c.smoother) build_smoother(c);
+      return;
+    }
+    Array<T> dense(c.A->executor(), n * n);
+    const size_type singular = c.A->executor().visit([&](const auto& e) {
+      kernels::amg::csr_to_dense(e, n, c.A->row_ptr().data(), c.A->col_idx().data(),
+                                 c.A->values().data(), dense.data());
+      return kernels::amg::dense_invert(e, n, dense.data(), T(1e-13));
+    });
+    if (singular >= 0) {
+      coarse_solver = std::to_string(coarse_smoothing_sweeps) +
+                      " smoothing sweeps (the coarse matrix is singular to working precision "
+                      "at elimination step " + std::to_string(singular) + ")";
+      if (!c.smoother) build_smoother(c);
+      return;
+    }
+    coarse_inverse = std::move(dense);
+    coarse_solver = "dense inverse (LU with partial pivoting), " + std::to_string(n) + " rows";
+  }
+
+  void setup(const CsrMatrix<T>& A) {
+    const auto start = Clock::now();
+    levels.clear();
+    levels.reserve(static_cast<std::size_t>(params.max_levels));
+    levels.emplace_back();
+    levels[0].A = &A;
+    for (int l = 0; l + 1 < params.max_levels; ++l) {
+      Level& fine = levels[l];
+      if (fine.A->rows() <= params.coarse_size) break;
+      auto transfer = coarsening->coarsen(*fine.A, l, stage_times);
+      if (!transfer || transfer->P.cols() == 0 || transfer->P.cols() >= fine.A->rows()) break;
+      std::unique_ptr<CoarseProduct<T>> rap;
+      {
+        StageTimer t(A.executor(), stage_times, "galerkin");
+        rap = coarsening->galerkin(transfer->R, *fine.A, transfer->P);
+      }
+      build_smoother(fine);
+      fine.transfer = std::move(transfer);
+      fine.galerkin = std::move(rap);
+      Level next;
+      next.A = &fine.galerkin->result();
+      levels.push_back(std::move(next));
+    }
+    for (int l = 0; l <= last(); ++l) build_work_vectors(l);
+    build_coarse_solver();
+    A.executor().synchronize();
+    setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  /// x = A_c^-1 b on the coarsest level.
+  void coarse_solve(const Vector<T>& b, Vector<T>& x, bool x_is_zero) const {
+    const Level& c = levels.back();
+    if (!coarse_inverse.empty()) {
+      c.A->executor().visit([&](const auto& e) {
+        kernels::amg::dense_matvec(e, c.A->rows(), coarse_inverse.data(), b.data(), x.data());
+      });
+      return;
+    }
+    if (x_is_zero) {
+      c.smoother->apply(b, x);
+      c.smoother->smooth(b, x, coarse_smoothing_sweeps - 1);
+    } else {
+      c.smoother->smooth(b, x, coarse_smoothing_sweeps);
+    }
+  }
+
+  /// One cycle of `type` on level l for A_l x = b; x_is_zero lets the first
+  /// smoothing sweep skip the product A x.
+  void cycle(int l, CycleType type, const Vector<T>& b, Vector<T>& x, bool x_is_zero) const {
+    const Level& level = levels[l];
+    auto start = Clock::now();
+    if (l == last()) {
+      coarse_solve(b, x, x_is_zero);
+      account(level, start);
+      return;
+    }
+    const auto& transfer = *level.transfer;
+    if (params.pre_sweeps > 0) {
+      if (x_is_zero) {
+        level.smoother->apply(b, x);
+        level.smoother->smooth(b, x, params.pre_sweeps - 1);
+      } else {
+        level.smoother->smooth(b, x, params.pre_sweeps);
+      }
+    } else if (x_is_zero) {
+      x.fill(T{0});
+    }
+    // r = b - A x; b_c = R r; x_c = 0
+    spmv(*level.A, x, level.r);
+    axpby(T{1}, b, T{-1}, level.r);
+    const Level& coarse = levels[l + 1];
+    spmv(transfer.R, level.r, coarse.b);
+    account(level, start);
+    if (type == CycleType::K && krylov_level(l)) {
+      krylov_correction(l + 1);
+    } else {
+      // W: two W-cycles; F: an F-cycle, then a V-cycle; K below the K
+      // levels: a V-cycle.
+      const int visits = type == CycleType::V || type == CycleType::K ? 1 : 2;
+      for (int v = 0; v < visits; ++v) {
+        const CycleType next =
+            type == CycleType::K || (type == CycleType::F && v == 1) ? CycleType::V : type;
+        cycle(l + 1, next, coarse.b, coarse.x, v == 0);
+      }
+    }
+    start = Clock::now();
+    spmv(T{1}, transfer.P, coarse.x, T{1}, x);  // x += P x_c
+    level.smoother->smooth(b, x, params.post_sweeps);
+    account(level, start);
+  }
+
+  /// The K-cycle's coarse-grid correction on level k (Algorithm 5, lines
+  /// 11-25): x = the best combination of c = B r and d = B r~ (B: the cycle on
+  /// level k, r~ = r - (alpha1/rho1) A c) in the A-norm (CG flavour) or the
+  /// residual norm (GMRES flavour), where r = levels[k].b and x = levels[k].x.
+  /// The second step is skipped when the first reduces ||r|| by the
+  /// threshold. r is overwritten with r~.
+  void krylov_correction(int k) const {
+    const Level& c = levels[k];
+    const CsrMatrix<T>& A = *c.A;
+    const bool cg = params.kcycle_flavour == HierarchyParams::KcycleFlavour::cg;
+    Vector<T>& r = c.b;
+    cycle(k, CycleType::K, r, c.kc, true);  // c = B r
+    double rho1, alpha1, rr;
+    if (cg) {
+      rho1 = spmv_dot(A, c.kc, c.kv);  // v = A c, c^T A c
+      std::tie(alpha1, rr) = dot2(r, c.kc, r);
+    } else {
+      spmv(A, c.kc, c.kv);
+      std::tie(rho1, alpha1) = dot2(c.kv, c.kv, r);
+      rr = dot(r, r);
+    }
+    if (!(rho1 > 0) || !std::isfinite(rho1)) {
+      // c is useless (B r = 0, or A not positive on it): no correction
+      // beyond what the cycle gave.
+      copy(c.kc.values(), c.x.values());
+      return;
+    }
+    const double a1 = alpha1 / rho1;
+    const double rt = axpy_norm2_squared(T(-a1), c.kv, r);  // r~ = r - a1 v
+    const double t = params.kcycle_threshold;
+    if (rt <= t * t * rr) {
+      axpby(T(a1), c.kc, T{0}, c.x);
+      return;
+    }
+    cycle(k, CycleType::K, r, c.kd, true);  // d = B r~
+    double gamma, beta, alpha2;
+    if (cg) {
+      beta = spmv_dot(A, c.kd, c.kw);  // w = A d, d^T A d
+      std::tie(gamma, alpha2) = dot2(c.kd, c.kv, r);
+    } else {
+      spmv(A, c.kd, c.kw);
+      std::tie(gamma, beta) = dot2(c.kw, c.kv, c.kw);
+      alpha2 = dot(c.kw, r);
+    }
+    const double rho2 = beta - gamma * gamma / rho1;
+    if (!(rho2 > 1e-14 * beta) || !std::isfinite(rho2)) {  // d adds nothing new
+      axpby(T(a1), c.kc, T{0}, c.x);
+      return;
+    }
+    axpbyz(T(a1 - gamma * alpha2 / (rho1 * rho2)), c.kc, T(alpha2 / rho2), c.kd, c.x);
+  }
+
+  void account(const Level& level, Clock::time_point start) const {
+    if (!params.profile_levels) return;
+    level.A->executor().synchronize();
+    level.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  }
+};
+
+template <class T>
+Hierarchy<T>::Hierarchy(const CsrMatrix<T>& A, std::unique_ptr<Coarsening<T>> coarsening,
+                        const HierarchyParams& params)
+    : impl_(std::make_unique<Impl>()) {
+  require(coarsening != nullptr, "amg::Hierarchy: the coarsening is null");
+  require(params.max_levels >= 1,
+          "amg::Hierarchy: max_levels must be >= 1, got " + std::to_string(params.max_levels));
+  require(params.coarse_size >= 1,
+          "amg::Hierarchy: coarse_size must be >= 1, got " + std::to_string(params.coarse_size));
+  require(params.kcycle_levels >= 0, "amg::Hierarchy: kcycle_levels must be >= 0, got " +
+                                         std::to_string(params.kcycle_levels));
+  require(params.kcycle_threshold >= 0 && params.kcycle_threshold < 1,
+          "amg::Hierarchy: kcycle_threshold must lie in [0, 1), got " +
+              std::to_string(params.kcycle_threshold));
+  require(params.pre_sweeps >= 0 && params.post_sweeps >= 0,
+          "amg::Hierarchy: sweeps must be >= 0, got pre " + std::to_string(params.pre_sweeps) +
+              ", post " + std::to_string(params.post_sweeps));
+  if (A.rows() != A.cols()) {
+    throw dimension_mismatch("amg::Hierarchy: A must be square, it is " +
+                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+  }
+  impl_->params = params;
+  impl_->coarsening = std::move(coarsening);
+  impl_->setup(A);
+}
+
+template <class T>
+Hierarchy<T>::~Hierarchy() = default;
+
+template <class T>
+size_type Hierarchy<T>::rows() const {
+  return impl_->levels.front().A->rows();
+}
+template <class T>
+size_type Hierarchy<T>::cols() const {
+  return impl_->levels.front().A->cols();
+}
+template <class T>
+const Executor& Hierarchy<T>::executor() const {
+  return impl_->exec();
+}
+template <class T>
+int Hierarchy<T>::num_levels() const noexcept {
+  return static_cast<int>(impl_->levels.size());
+}
+template <class T>
+const HierarchyParams& Hierarchy<T>::params() const noexcept {
+  return impl_->params;
+}
+
+template <class T>
+const CsrMatrix<T>& Hierarchy<T>::level_matrix(int l) const {
+  require(l >= 0 && l < num_levels(), "amg::Hierarchy::level_matrix: level " + std::to_string(l) +
+                                          " is not in [0, " + std::to_string(num_levels()) + ")");
+  return *impl_->levels[l].A;
+}
+
+template <class T>
+const CsrMatrix<T>& Hierarchy<T>::level_interpolation(int l) const {
+  require(l >= 0 && l + 1 < num_levels(), "amg::Hierarchy::level_interpolation: level " +
+                                              std::to_string(l) + " has no interpolation");
+  return impl_->levels[l].transfer->P;
+}
+
+template <class T>
+void Hierarchy<T>::apply(const Vector<T>& b, Vector<T>& x) const {
+  check_location(executor(), b.executor(), "b", "the AMG hierarchy");
+  check_location(executor(), x.executor(), "x", "the AMG hierarchy");
+  if (b.size() != rows() || x.size() != rows()) {
+    throw dimension_mismatch("amg::Hierarchy::apply: the hierarchy has " +
+                             std::to_string(rows()) + " rows, b has " + std::to_string(b.size()) +
+                             " and x " + std::to_string(x.size()));
+  }
+  impl_->cycle(0, impl_->params.cycle, b, x, true);
+}
+
+template <class T>
+std::string Hierarchy<T>::describe() const {
+  const auto& p = impl_->params;
+  std::string cycle = std::string(to_string(p.cycle)) + "(" + std::to_string(p.pre_sweeps) + "," +
+                      std::to_string(p.post_sweeps) + ")-cycle";
+  if (p.cycle == CycleType::K) {
+    cycle += " on " + std::to_string(p.kcycle_levels) + " levels (" +
+             to_string(p.kcycle_flavour) + "), V below";
+  }
+  return "AMG (" + impl_->coarsening->name() + ", " + std::to_string(num_levels()) + " levels, " +
+         cycle + ", " + smoother_name(p.smoother) + ")";
+}
+
+template <class T>
+bool Hierarchy<T>::is_fixed() const {
+  return !impl_->krylov_level(0);
+}
+
+template <class T>
+SolveInfo Hierarchy<T>::solve(const Vector<T>& b, Vector<T>& x, const KrylovParams& p) const {
+  // Stationary iteration x <- x + B (b - A x) with B one cycle; judged on the
+  // true residual like the Krylov methods.
+  const CsrMatrix<T>& A = *impl_->levels.front().A;
+  MatrixOperator<T> op(A);
+  Vector<T> r(executor(), rows()), e(executor(), rows());
+  SolveInfo info;
+  spmv(A, x, r);
+  axpby(T{1}, b, T{-1}, r);
+  const double b_norm = norm2(b);
+  info.initial_residual_norm = norm2(r);
+  info.reference_norm =
+      p.relative_to == KrylovParams::RelativeTo::rhs ? b_norm : info.initial_residual_norm;
+  const double target = std::max(p.relative_tolerance * info.reference_norm, p.absolute_tolerance);
+  double r_norm = info.initial_residual_norm;
+  const auto record = [&] {
+    info.residual_norm = r_norm;
+    info.relative_residual = info.reference_norm > 0 ? r_norm / info.reference_norm : r_norm;
+    if (p.record_history) info.residual_history.push_back(r_norm);
+  };
+  record();
+  info.status = SolveStatus::max_iterations;
+  if (!std::isfinite(r_norm)) {
+    info.status = SolveStatus::non_finite;
+    info.message = "the initial residual is not finite";
+    return info;
+  }
+  if (r_norm <= target) {
+    info.status = SolveStatus::converged;
+    return info;
+  }
+  while (info.iterations < p.max_iterations) {
+    impl_->cycle(0, impl_->params.cycle, r, e, true);
+    axpy(T{1}, e, x);
+    spmv(A, x, r);
+    axpby(T{1}, b, T{-1}, r);
+    r_norm = norm2(r);
+    ++info.iterations;
+    record();
+    if (p.monitor) p.monitor(info.iterations, r_norm);
+    if (!std::isfinite(r_norm)) {
+      info.status = SolveStatus::non_finite;
+      info.message = "the residual became " + std::to_string(r_norm) + " at cycle " +
+                     std::to_string(info.iterations);
+      return info;
+    }
+    if (r_norm <= target) {
+      info.status = SolveStatus::converged;
+      return info;
+    }
+  }
+  return info;
+}
+
+template <class T>
+void Hierarchy<T>::resetup(const CsrMatrix<T>& A) {
+  Impl& m = *impl_;
+  const CsrMatrix<T>& old = *m.levels.front().A;
+  check_location(old.executor(), A.executor(), "A", "the AMG hierarchy");
+  if (A.rows() != old.rows() || A.cols() != old.cols() || A.nnz() != old.nnz()) {
+    throw invalid_argument("amg::Hierarchy::resetup: the new matrix is " +
+                           std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                           " with " + std::to_string(A.nnz()) + " nonzeros, the hierarchy was " +
+                           "built for " + std::to_string(old.rows()) + " x " +
+                           std::to_string(old.cols()) + " with " + std::to_string(old.nnz()) +
+                           "; resetup needs the same pattern (build a new hierarchy)");
+  }
+  const auto start = Clock::now();
+  m.levels.front().A = &A;
+  for (int l = 0; l < m.last(); ++l) {
+    auto& level = m.levels[l];
+    m.coarsening->refresh(*level.A, l, *level.transfer, m.stage_times);
+    {
+      StageTimer t(A.executor(), m.stage_times, "galerkin");
+      level.galerkin->recompute(level.transfer->R, *level.A, level.transfer->P);
+    }
+    m.build_smoother(level);
+  }
+  if (m.levels.back().smoother) m.build_smoother(m.levels.back());
+  m.build_coarse_solver();
+  A.executor().synchronize();
+  m.resetup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template <class T>
+HierarchySummary Hierarchy<T>::summary() const {
+  HierarchySummary s;
+  s.coarsening = impl_->coarsening->name();
+  s.setup_stage_seconds = impl_->stage_times;
+  s.setup_seconds = impl_->setup_seconds;
+  s.resetup_seconds = impl_->resetup_seconds;
+  double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
+  for (int l = 0; l < num_levels(); ++l) {
+    const CsrMatrix<T>& A = *impl_->levels[l].A;
+    LevelSummary ls;
+    ls.rows = A.rows();
+    ls.nnz = A.nnz();
+    if (A.rows() > 0) {
+      const auto [lo, hi] = A.executor().visit([&](const auto& e) {
+        return kernels::csr::row_length_range(e, A.rows(), A.row_ptr().data());
+      });
+      ls.min_row_nnz = lo;
+      ls.max_row_nnz = hi;
+      ls.mean_row_nnz = double(A.nnz()) / double(A.rows());
+    }
+    ls.coarsening_ratio = l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, A.rows()));
+    ls.solve_seconds = impl_->levels[l].seconds;
+    if (l == 0) {
+      rows0 = double(A.rows());
+      nnz0 = double(A.nnz());
+    }
+    rows_sum += double(A.rows());
+    nnz_sum += double(A.nnz());
+    s.levels.push_back(ls);
+  }
+  s.operator_complexity = nnz0 > 0 ? nnz_sum / nnz0 : 0;
+  s.grid_complexity = rows0 > 0 ? rows_sum / rows0 : 0;
+  return s;
+}
+
+std::string format_summary(const HierarchySummary& s) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "  AMG hierarchy: %s, %zu levels\n", s.coarsening.c_str(),
+                s.levels.size());
+  out += line;
+  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio";
+  const bool timed = std::any_of(s.levels.begin(), s.levels.end(),
+                                 [](const LevelSummary& l) { return l.solve_seconds > 0; });
+  out += timed ? "   solve s\n" : "\n";
+  for (std::size_t l = 0; l < s.levels.size(); ++l) {
+    const auto& v = s.levels[l];
+    std::snprintf(line, sizeof line, "  %5zu %10lld %12lld   %12lld %6.1f %5lld   %5.2f", l,
+                  (long long)v.rows, (long long)v.nnz, (long long)v.min_row_nnz, v.mean_row_nnz,
+                  (long long)v.max_row_nnz, v.coarsening_ratio);
+    out += line;
+    if (timed) {
+      std::snprintf(line, sizeof line, "  %8.4f", v.solve_seconds);
+      out += line;
+    }
+    out += "\n";
+  }
+  std::snprintf(line, sizeof line, "  operator complexity %.3f, grid complexity %.3f\n",
+                s.operator_complexity, s.grid_complexity);
+  out += line;
+  std::snprintf(line, sizeof line, "  setup %.4f s:", s.setup_seconds);
+  out += line;
+  for (const auto& [stage, seconds] : s.setup_stage_seconds) {
+    std::snprintf(line, sizeof line, " %s %.4f,", stage.c_str(), seconds);
+    out += line;
+  }
+  if (!s.setup_stage_seconds.empty()) out.pop_back();
+  out += "\n";
+  return out;
+}
+
+template class Hierarchy<double>;
+
+}  // namespace strata::amg

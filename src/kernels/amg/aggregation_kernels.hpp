@@ -1,0 +1,230 @@
+#pragma once
+// Kernel contract of unsmoothed aggregation AMG (strata/amg/aggregation.hpp):
+// the parallel steps of the four setup stages. The bodies are written once
+// (aggregation_kernels.ipp) against the parallel primitives; the backends
+// instantiate them (backend/{host,cuda}/amg/aggregation_kernels.*), and the
+// CUDA one adds a radix sort limited to the key bits in use.
+//
+// Reproducibility: no step depends on thread timing. Comparisons are on
+// values that both backends compute identically, and sums run in a fixed
+// order with separately rounded multiplies and adds (no fused multiply-add on
+// the device), so host and device produce the same aggregates and
+// bit-identical coarse matrices.
+//
+// Arguments are checked by the caller (src/core/amg/aggregation.cpp).
+
+#include <cstdint>
+
+#include "strata/amg/aggregation.hpp"
+#include "strata/core/executor.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::kernels::aggregation {
+
+// ------------------------------------------------------------ 1. strength
+
+/// Per row i of A: sign[i] = s_i = sign(a_ii) (+1 for a_ii >= 0 or no
+/// diagonal) and strongest[i] = max_{j != i} (-s_i a_ij), or 0 when no
+/// off-diagonal entry has the sign opposite to the diagonal. Returns
+/// whether every row lists its columns in strictly ascending order (then
+/// mark_strong finds transposed entries by binary search). One pass.
+template <class Exec, class T>
+bool row_strength(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                  const index_type* col_idx, const T* values, T* sign, T* strongest);
+
+/// Marks the edges of the symmetric strength graph. For each entry e = (i, j),
+/// j != i, of A: C_ij = -s_i a_ij > max(0, alpha strongest_i); C_ji from the
+/// entry (j, i), found by a binary search of row j (`sorted`) or a scan. strong[e] = C_ij || C_ji;
+/// count[i] = number of strong entries of row i, influence[i] = sum of C_ji
+/// over row i. Returns the number of entries (i, j) whose transpose (j, i)
+/// is not stored (the pattern is not symmetric: the caller symmetrises it
+/// and starts again).
+template <class Exec, class T>
+size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                      const index_type* col_idx, const T* values, bool sorted, T alpha,
+                      const T* sign, const T* strongest, std::uint8_t* strong, offset_type* count,
+                      index_type* influence);
+
+/// Copies the marked entries into the graph (row offsets g_row_ptr, from a
+/// scan of count): columns and weights -s_i a_ij / strongest_i (0 when
+/// strongest_i is 0).
+template <class Exec, class T>
+void fill_strength_graph(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                         const index_type* col_idx, const T* values, const T* sign,
+                         const T* strongest, const std::uint8_t* strong,
+                         const offset_type* g_row_ptr, index_type* g_col_idx, T* g_weight);
+
+/// A + 0 A^T: A's entries plus an explicit zero at (j, i) for every entry
+/// (i, j) whose transpose is missing, rows sorted by column (a sort of the
+/// 2 nnz keys i * n + j and a reduction by key).
+template <class Exec, class T>
+CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
+                                const offset_type* row_ptr, const index_type* col_idx,
+                                const T* values);
+
+// --------------------------------------------------------------- 2. MIS(2)
+
+/// MIS(2) states (an unscoped enum so that device code can use them as
+/// plain constants).
+enum MisState : std::int8_t { not_root = -1, undecided = 0, root = 1 };
+
+/// state[i] = undecided, or not_root for a point without strong connections
+/// (left out of the aggregates). priority[i] = the v_i of Algorithm 2 as a
+/// 30-bit integer: min(influence_i, 4095) in the high 12 bits, 18 bits of
+/// hash(seed, i) below (the random part in [0, 1)).
+template <class Exec>
+void mis2_init(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+               const index_type* influence, std::uint64_t seed, std::int8_t* state,
+               std::uint32_t* priority);
+
+/// First round of maximum propagation: tuple[i] = max over i and its
+/// neighbours j of (state_j, priority_j, j), packed into 64 bits as
+/// (state + 1) << 62 | priority << 32 | j so that the integer maximum is the
+/// lexicographic one.
+template <class Exec>
+void mis2_propagate(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                    const index_type* g_col_idx, const std::int8_t* state,
+                    const std::uint32_t* priority, std::uint64_t* tuple);
+
+/// Second round, fused with the decision: the maximum T over i and its
+/// neighbours of `tuple` (the distance-two maximum); an undecided i becomes a
+/// root when T is its own tuple and not_root when T belongs to a root.
+/// Returns the number of points still undecided.
+template <class Exec>
+size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int8_t* state);
+
+// ----------------------------------------------------------- aggregation
+
+/// Numbers the roots in index order: aggregate[i] = number of roots before
+/// i for a root, -1 otherwise; root[a] = the point of root a (root has
+/// `roots` entries). Returns the number of roots.
+template <class Exec>
+size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
+                       index_type* aggregate);
+template <class Exec>
+void list_roots(const Exec& exec, size_type rows, const std::int8_t* state,
+                const index_type* aggregate, index_type* root);
+
+/// Every non-root with a strong connection joins its nearest root: first
+/// the roots adjacent to it (distance one), then, for the rest, the
+/// aggregate of an adjacent distance-one point. Among candidates the largest
+/// weight wins, then the smallest index. Returns the number of points with
+/// strong connections left without an aggregate (0 after a correct MIS(2)).
+template <class Exec, class T>
+size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                            const index_type* g_col_idx, const T* g_weight,
+                            const std::int8_t* state, index_type* aggregate);
+
+// ---------------------------------------------------------- 3. interpolation
+
+/// Pattern of the tentative P: row i holds k entries (columns a k .. a k + k-1
+/// for a = aggregate[i]) or none (aggregate[i] < 0). Writes row_ptr (rows + 1
+/// entries), returns nnz.
+template <class Exec>
+size_type interpolation_pattern(const Exec& exec, size_type rows, const index_type* aggregate,
+                                int k, offset_type* row_ptr);
+
+/// P's columns and values: P(i, a k + c) = B(i, c), B column-major with
+/// `rows` rows.
+template <class Exec, class T>
+void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggregate, int k,
+                        const T* B, const offset_type* row_ptr, index_type* col_idx, T* values);
+
+/// Modified Gram-Schmidt per aggregate on R = P^T (rows a k .. a k + k-1 of R
+/// hold B's k columns over the points of aggregate a, ascending): makes them
+/// orthonormal, writes the same values into P, and the R-factor into the
+/// coarse B (column-major, aggregates * k rows): Bc(a k + r, c) = R_a(r, c).
+/// A column whose norm after orthogonalisation is at most `drop_tolerance`
+/// times its norm before is zeroed and keep[a k + c] = 0 (else 1). Returns
+/// the number of dropped columns.
+template <class Exec, class T>
+size_type orthonormalize_aggregates(const Exec& exec, size_type aggregates, int k,
+                                    const offset_type* r_row_ptr, const index_type* r_col_idx,
+                                    T* r_values, const offset_type* p_row_ptr, T* p_values,
+                                    T* coarse_B, index_type* keep, T drop_tolerance);
+
+/// After dropped columns: keep[c] says whether column c stays, new_index[c]
+/// (an exclusive scan of keep) is its new number. Returns P without the dropped columns
+/// (renumbered), and writes the kept rows of the column-major B (rows
+/// `old_cols`, `k` columns) into B_kept (rows `new_cols`).
+template <class Exec, class T>
+CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, size_type new_cols,
+                          const offset_type* p_row_ptr, const index_type* p_col_idx,
+                          const T* p_values, const index_type* keep, const index_type* new_index,
+                          int k, const T* B, T* B_kept);
+
+// ----------------------------------------------------------------- 4. Galerkin
+
+/// The plan of SortReduceCoarseProduct (aggregation.hpp): equation 7 as two
+/// segmented reductions.
+///  1. Row by row of A, the products a_ij p_jJ (one per pair (e, q) of a
+///     nonzero e = (i, j) and an entry q of P's row j) with equal J are summed
+///     into one slot (i, J). The pairs of row i, in the order of e then q,
+///     are [pair_ptr[i], pair_ptr[i+1]); pair_slot says which of the row's
+///     slots [slot_ptr[i], slot_ptr[i+1]) each one adds into (slots are
+///     numbered in the order their J first appears).
+///  2. Every product p_iI s_(i,J) of an entry p of P's row i and a slot of
+///     row i becomes the key I n_c + J; the keys are sorted stably and equal
+///     keys summed in that order: for the k-th product in sorted order,
+///     left[k] = p and slot[k] = its slot; coarse nonzero r sums the products
+///     [segment_start[r], segment_start[r+1]).
+/// Step 1 is the pre-combination of the duplicates that sit side by side in
+/// each row (for piecewise-constant P most of a row maps to one or two
+/// aggregates), so the sort handles a few keys per row instead of one per
+/// nonzero of A. row_ptr and col_idx are A_c's pattern (n_c = P.cols()).
+///
+/// single_entry (every row of P holds exactly one entry: k = 1, every point
+/// aggregated): the plan is then flattened into one sequence per coarse
+/// nonzero r, [segment_start[r], segment_start[r+1]), of the products
+/// p[left] a[entry] p[right] themselves (in sorted order, then A's order
+/// within a slot), and galerkin_values sums those in one pass, with no slot
+/// scratch and contiguous index reads; pair_ptr, pair_slot and slot_ptr are
+/// then empty.
+struct GalerkinPlan {
+  bool single_entry = false;
+  /// Length of the sorted sequence (products of an entry of P and a slot).
+  size_type sorted_products = 0;
+  Array<offset_type> entry, right;
+  Array<offset_type> pair_ptr;
+  Array<index_type> pair_slot;
+  Array<offset_type> slot_ptr;
+  Array<offset_type> left, slot, segment_start;
+  Array<offset_type> row_ptr;
+  Array<index_type> col_idx;
+};
+
+template <class Exec>
+GalerkinPlan galerkin_plan(const Exec& exec, size_type rows, const offset_type* a_row_ptr,
+                           const index_type* a_col_idx, const offset_type* p_row_ptr,
+                           const index_type* p_col_idx, size_type coarse);
+
+/// The plan's arrays as raw pointers (null where the plan has none).
+struct GalerkinPlanView {
+  bool single_entry = false;
+  const offset_type* pair_ptr = nullptr;
+  const index_type* pair_slot = nullptr;
+  const offset_type* slot_ptr = nullptr;
+  const offset_type* left = nullptr;
+  const offset_type* slot = nullptr;
+  const offset_type* entry = nullptr;
+  const offset_type* right = nullptr;
+  const offset_type* segment_start = nullptr;
+};
+
+/// A_c's values on the plan. Single entry: the flat sums. Otherwise step 1
+/// into slot_values (one per slot, scratch kept by the caller), then step 2.
+template <class Exec, class T>
+void galerkin_values(const Exec& exec, size_type rows, size_type coarse_nnz,
+                     const offset_type* a_row_ptr, const index_type* a_col_idx,
+                     const offset_type* p_row_ptr, const GalerkinPlanView& plan, const T* a_values,
+                     const T* p_values, T* slot_values, T* ac_values);
+
+/// Stable sort of (keys, values) by the low `bits` bits of the keys (the
+/// higher bits are zero): on the device a radix sort over those bits only.
+void sort_by_key_bits(const HostExec& exec, std::uint64_t* keys, offset_type* values, size_type n,
+                      int bits);
+void sort_by_key_bits(const CudaExec& exec, std::uint64_t* keys, offset_type* values, size_type n,
+                      int bits);
+
+}  // namespace strata::kernels::aggregation

@@ -1,0 +1,29 @@
+#pragma once
+// Kernel contract for the direct solve on the coarsest AMG level: the
+// coarse matrix (a few hundred rows) is made dense and inverted once at
+// setup; each cycle then costs one dense matrix-vector product, which on a
+// GPU is one well-parallel kernel instead of two triangular solves with
+// little parallelism. Dense matrices are column-major, n x n.
+
+#include "strata/core/executor.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::kernels::amg {
+
+/// dense[j * n + i] = a_ij (column-major), zeros elsewhere.
+template <class Exec, class T>
+void csr_to_dense(const Exec& exec, size_type n, const offset_type* row_ptr,
+                  const index_type* col_idx, const T* values, T* dense);
+
+/// Replaces the column-major n x n `dense` by its inverse (LU with partial
+/// pivoting). Returns -1, or the elimination step at which the largest
+/// remaining pivot was zero or below `singular_tolerance` times the largest
+/// entry of the matrix (the matrix is singular to working precision).
+template <class Exec, class T>
+size_type dense_invert(const Exec& exec, size_type n, T* dense, T singular_tolerance);
+
+/// y = M x for the column-major n x n M.
+template <class Exec, class T>
+void dense_matvec(const Exec& exec, size_type n, const T* M, const T* x, T* y);
+
+}  // namespace strata::kernels::amg

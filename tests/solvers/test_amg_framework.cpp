@@ -1,0 +1,164 @@
+// The AMG hierarchy independently of any algebraic coarsening: a geometric
+// coarsening (linear interpolation on a 1D grid) defined here drives it.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "strata/amg/amg.hpp"
+#include "strata/matrix/transpose.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+/// tridiag(-1, 2, -1) * scale, n x n.
+CsrMatrix<double> laplacian1d(const Executor& e, size_type n, double scale = 1.0) {
+  std::vector<offset_type> rp(n + 1, 0);
+  std::vector<index_type> ci;
+  std::vector<double> va;
+  for (size_type i = 0; i < n; ++i) {
+    if (i > 0) ci.push_back(index_type(i - 1)), va.push_back(-scale);
+    ci.push_back(index_type(i)), va.push_back(2 * scale);
+    if (i + 1 < n) ci.push_back(index_type(i + 1)), va.push_back(-scale);
+    rp[i + 1] = offset_type(ci.size());
+  }
+  return CsrMatrix<double>(n, n, Array<offset_type>(e, rp), Array<index_type>(e, ci),
+                           Array<double>(e, va));
+}
+
+/// Coarse points are the odd fine points; even points interpolate linearly
+/// from their two coarse neighbours. Exact for smooth errors on a 1D chain.
+class LinearInterpolation1D final : public amg::Coarsening<double> {
+ public:
+  std::optional<amg::Transfer<double>> coarsen(const CsrMatrix<double>& A, int,
+                                               amg::StageTimes& times) override {
+    const size_type n = A.rows(), nc = (n - 1) / 2;
+    if (nc < 1) return std::nullopt;
+    times["interpolation"] += 0.0;
+    std::vector<offset_type> rp(n + 1, 0);
+    std::vector<index_type> ci;
+    std::vector<double> va;
+    for (size_type i = 0; i < n; ++i) {
+      if (i % 2 == 1) {
+        ci.push_back(index_type(i / 2)), va.push_back(1.0);
+      } else {
+        if (i / 2 - 1 >= 0) ci.push_back(index_type(i / 2 - 1)), va.push_back(0.5);
+        if (i / 2 < nc) ci.push_back(index_type(i / 2)), va.push_back(0.5);
+      }
+      rp[i + 1] = offset_type(ci.size());
+    }
+    const auto h = Executor::host();
+    CsrMatrix<double> P(n, nc, Array<offset_type>(h, rp), Array<index_type>(h, ci),
+                        Array<double>(h, va));
+    amg::Transfer<double> t{P.to(A.executor()), {}};
+    t.R = transpose(t.P);
+    return t;
+  }
+  std::string name() const override { return "1D linear interpolation (test)"; }
+};
+
+std::unique_ptr<amg::Coarsening<double>> linear1d() {
+  return std::make_unique<LinearInterpolation1D>();
+}
+
+double relative_residual(const CsrMatrix<double>& A, const Vector<double>& b,
+                         const Vector<double>& x) {
+  Vector<double> r(A.executor(), A.rows());
+  spmv(A, x, r);
+  axpby(1.0, b, -1.0, r);
+  return norm2(r) / norm2(b);
+}
+
+class AmgFramework : public test::OnExecutor {};
+
+TEST_P(AmgFramework, OneLevelIsADirectSolve) {
+  const auto A = laplacian1d(exec(), 200);
+  amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 500});
+  EXPECT_EQ(H.num_levels(), 1);
+  Vector<double> b(Array<double>(exec(), test::random_values(200, 1))), x(exec(), 200);
+  H.apply(b, x);
+  EXPECT_LT(relative_residual(A, b, x), 1e-12);
+}
+
+TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
+  std::vector<int> cycles;
+  for (size_type n : {size_type{1023}, size_type{16383}}) {
+    const auto A = laplacian1d(exec(), n);
+    amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});
+    EXPECT_GE(H.num_levels(), 5);
+    Vector<double> b(exec(), n, 1.0), x(exec(), n, 0.0);
+    KrylovParams p;
+    p.max_iterations = 50;
+    const auto info = H.solve(b, x, p);
+    EXPECT_TRUE(info.converged()) << "n = " << n;
+    EXPECT_LT(relative_residual(A, b, x), 1e-8);
+    cycles.push_back(info.iterations);
+  }
+  EXPECT_LE(cycles[1], cycles[0] + 2) << "the V-cycle rate must not depend on n";
+  EXPECT_LT(cycles[1], 25);
+}
+
+TEST_P(AmgFramework, AsPreconditionerForCgWithEveryCycle) {
+  const auto A = laplacian1d(exec(), 4095);
+  MatrixOperator<double> op(A);
+  std::vector<int> iterations;
+  for (amg::CycleType c : {amg::CycleType::V, amg::CycleType::W, amg::CycleType::F}) {
+    amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 15, .cycle = c});
+    Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
+    const auto info = solve(KrylovMethod{Cg{}}, op, b, x, &H);
+    EXPECT_TRUE(info.converged()) << amg::to_string(c) << ": " << info.message;
+    EXPECT_LT(relative_residual(A, b, x), 1e-8);
+    iterations.push_back(info.iterations);
+  }
+  EXPECT_LT(iterations[0], 15);
+  EXPECT_LE(iterations[1], iterations[0]);  // W does more coarse work than V
+  EXPECT_LE(iterations[2], iterations[0]);
+}
+
+TEST_P(AmgFramework, ResetupEqualsAFreshSetup) {
+  const auto A = laplacian1d(exec(), 1023);
+  amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});
+  const auto A2 = laplacian1d(exec(), 1023, 3.0);  // new values, same pattern
+  H.resetup(A2);
+  amg::Hierarchy<double> fresh(A2, linear1d(), {.coarse_size = 31});
+  Vector<double> b(Array<double>(exec(), test::random_values(1023, 2)));
+  Vector<double> x1(exec(), 1023), x2(exec(), 1023);
+  H.apply(b, x1);
+  fresh.apply(b, x2);
+  const auto v1 = x1.to_vector(), v2 = x2.to_vector();
+  for (std::size_t i = 0; i < v1.size(); ++i) ASSERT_NEAR(v1[i], v2[i], 1e-12 * std::abs(v2[i]) + 1e-15);
+  EXPECT_EQ(H.level_matrix(1).nnz(), fresh.level_matrix(1).nnz());
+  EXPECT_THROW(H.resetup(laplacian1d(exec(), 1021)), invalid_argument);
+}
+
+TEST_P(AmgFramework, SummaryCountsLevelsAndComplexities) {
+  const auto A = laplacian1d(exec(), 1023);
+  amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});
+  const auto s = H.summary();
+  ASSERT_EQ(int(s.levels.size()), H.num_levels());
+  EXPECT_EQ(s.levels[0].rows, 1023);
+  EXPECT_EQ(s.levels[1].rows, 511);
+  EXPECT_EQ(s.levels[0].min_row_nnz, 2);
+  EXPECT_EQ(s.levels[0].max_row_nnz, 3);
+  EXPECT_NEAR(s.levels[1].coarsening_ratio, 1023.0 / 511.0, 1e-12);
+  double rows = 0;
+  for (const auto& l : s.levels) rows += double(l.rows);
+  EXPECT_NEAR(s.grid_complexity, rows / 1023.0, 1e-12);
+  EXPECT_GT(s.operator_complexity, 1.0);
+  EXPECT_TRUE(s.setup_stage_seconds.count("galerkin"));
+  EXPECT_NE(amg::format_summary(s).find("operator complexity"), std::string::npos);
+}
+
+TEST_P(AmgFramework, BadParametersThrow) {
+  const auto A = laplacian1d(exec(), 50);
+  EXPECT_THROW(amg::Hierarchy<double>(A, linear1d(), {.max_levels = 0}), invalid_argument);
+  EXPECT_THROW(amg::Hierarchy<double>(A, nullptr), invalid_argument);
+  EXPECT_THROW(amg::Hierarchy<double>(A, linear1d(), {.pre_sweeps = -1}), invalid_argument);
+}
+
+STRATA_INSTANTIATE_ON_EXECUTORS(AmgFramework);
+
+}  // namespace
+}  // namespace strata
