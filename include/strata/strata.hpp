@@ -4,6 +4,7 @@
 
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
+#include "strata/amg/classical.hpp"
 #include "strata/config.hpp"
 #include "strata/core/array.hpp"
 #include "strata/core/error.hpp"

@@ -1,0 +1,280 @@
+// Classical AMG (PMIS + MM interpolation) as a PCG preconditioner: setup,
+// solve, iterations, complexities and value-only resetup, beside hypre 3.1
+// measured on the same H200 (issue 6).
+//
+//   strata_bench_classical [--host] [--case NAME]... [--n N] [--repeat R]
+//                          [--interpolation direct|ext|ext+i|ext+e] [--pmax K]
+//                          [--aggressive-interpolation ext|ext+e] [--stage-pmax K]
+//                          [--num-paths 1|2] [--summary] [--profile] [--json FILE]
+//
+// Cases (all by default):
+//   poisson7-256       7-point Laplacian 256^3, PMIS + ext+i, Pmax 4
+//   poisson7-256-agg   the same with one level of aggressive coarsening (A1,
+//                      two-stage ext)
+//   diffusion27-192    27-point operator 192^3
+//   poisson7-64        7-point Laplacian 64^3
+// --n N replaces the size of every case (quick runs on the host).
+//
+// Each case: a warm-up setup + solve, then `repeat` setups and solves; the
+// best times are printed. PCG to a relative residual of 1e-8, b = ones,
+// x0 = 0, V(1,1) with l1-Jacobi (the framework defaults). "resetup" is
+// Hierarchy::resetup with the same matrix (a value-only refresh: P's values,
+// R, the Galerkin products, the smoothers and the coarse inverse), the second
+// of two in a row (the first also builds the map from P's entries to R's; it
+// is in the JSON as first_resetup_seconds).
+// --summary prints each hierarchy; --profile adds the parts of the setup
+// stages to it (one device synchronisation per part).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "strata/strata.hpp"
+
+namespace {
+
+using namespace strata;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Case {
+  std::string name;
+  std::string problem;  // poisson7 or diffusion27
+  size_type n = 0;
+  int aggressive_levels = 0;
+  // hypre 3.1 on the same H200: setup s, solve s, iterations.
+  double hypre_setup = 0, hypre_solve = 0;
+  int hypre_iterations = 0;
+};
+
+struct Options {
+  bool host = false;
+  std::vector<std::string> cases;
+  size_type n = 0;
+  int repeat = 3;
+  amg::Interpolation interpolation = amg::Interpolation::mm_ext_i;
+  int pmax = 4;
+  int stage_pmax = -1;
+  int num_paths = 1;
+  amg::Interpolation aggressive_interpolation = amg::Interpolation::mm_ext;
+  bool summary = false;
+  bool profile = false;
+  std::string json;
+};
+
+struct Result {
+  Case c;
+  size_type rows = 0, nnz = 0;
+  int levels = 0, iterations = 0;
+  double setup = 0, setup_cold = 0, solve = 0, resetup = 0, first_resetup = 0, oc = 0, gc = 0,
+         residual = 0;
+  bool converged = false;
+  amg::HierarchySummary summary;
+};
+
+[[noreturn]] void usage(const char* message) {
+  std::fprintf(stderr, "strata_bench_classical: %s\n", message);
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+      return argv[++i];
+    };
+    if (a == "--host") {
+      o.host = true;
+    } else if (a == "--case") {
+      o.cases.push_back(value());
+    } else if (a == "--n") {
+      o.n = std::atoll(value().c_str());
+    } else if (a == "--repeat") {
+      o.repeat = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--pmax") {
+      o.pmax = std::atoi(value().c_str());
+    } else if (a == "--stage-pmax") {
+      o.stage_pmax = std::atoi(value().c_str());
+    } else if (a == "--num-paths") {
+      o.num_paths = std::atoi(value().c_str());
+    } else if (a == "--interpolation" || a == "--aggressive-interpolation") {
+      const std::string v = value();
+      bool found = false;
+      for (auto k : {amg::Interpolation::direct, amg::Interpolation::mm_ext,
+                     amg::Interpolation::mm_ext_i, amg::Interpolation::mm_ext_e}) {
+        if (v == amg::to_string(k)) {
+          (a == "--interpolation" ? o.interpolation : o.aggressive_interpolation) = k;
+          found = true;
+        }
+      }
+      if (!found) usage(("unknown interpolation " + v).c_str());
+    } else if (a == "--summary") {
+      o.summary = true;
+    } else if (a == "--profile") {
+      o.profile = true;
+    } else if (a == "--json") {
+      o.json = value();
+    } else {
+      usage(("unknown argument " + a).c_str());
+    }
+  }
+  return o;
+}
+
+Result run(const Case& c, const Options& o, const Executor& exec) {
+  Result r;
+  r.c = c;
+  const CsrMatrix<double> A = c.problem == "poisson7"
+                                  ? gallery::poisson3d(exec, c.n, c.n, c.n)
+                                  : gallery::diffusion3d_27pt(exec, c.n, c.n, c.n);
+  r.rows = A.rows();
+  r.nnz = A.nnz();
+  amg::ClassicalParams params;
+  params.interpolation = o.interpolation;
+  params.max_elements_per_row = o.pmax;
+  params.aggressive_levels = c.aggressive_levels;
+  params.profile_stages = o.profile;
+  params.aggressive_interpolation = o.aggressive_interpolation;
+  params.aggressive_num_paths = o.num_paths;
+  if (o.stage_pmax >= 0) params.aggressive_stage_max_elements = o.stage_pmax;
+  MatrixOperator<double> op(A);
+  Vector<double> b(exec, A.rows(), 1.0), x(exec, A.rows(), 0.0);
+  r.setup = r.solve = r.resetup = r.first_resetup = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep <= o.repeat; ++rep) {
+    exec.synchronize();
+    auto t0 = Clock::now();
+    amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>(params));
+    exec.synchronize();
+    const double setup = seconds_since(t0);
+    x.fill(0.0);
+    exec.synchronize();
+    t0 = Clock::now();
+    Cg cg;
+    cg.params.record_history = false;
+    const SolveInfo info = solve(KrylovMethod{cg}, op, b, x, &H);
+    exec.synchronize();
+    const double solve_time = seconds_since(t0);
+    const amg::HierarchySummary summary = H.summary();
+    // The first resetup also builds the map from P's entries to R's (one
+    // transpose); the second shows the steady state of repeated resetups.
+    t0 = Clock::now();
+    H.resetup(A);
+    exec.synchronize();
+    const double first_resetup = seconds_since(t0);
+    t0 = Clock::now();
+    H.resetup(A);
+    exec.synchronize();
+    const double resetup = seconds_since(t0);
+    r.first_resetup = std::min(r.first_resetup, first_resetup);
+    if (rep == 0) {
+      r.setup_cold = setup;
+      continue;  // warm-up
+    }
+    r.setup = std::min(r.setup, setup);
+    r.solve = std::min(r.solve, solve_time);
+    r.resetup = std::min(r.resetup, resetup);
+    r.iterations = info.iterations;
+    r.converged = info.converged();
+    r.residual = info.relative_residual;
+    r.summary = summary;
+    r.levels = H.num_levels();
+    r.oc = r.summary.operator_complexity;
+    r.gc = r.summary.grid_complexity;
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  const Executor exec = o.host ? Executor::host() : Executor::cuda();
+  std::vector<Case> all = {
+      {"poisson7-256", "poisson7", 256, 0, 0.25, 0.17, 20},
+      {"poisson7-256-agg", "poisson7", 256, 1, 0.27, 0.12, 20},
+      {"diffusion27-192", "diffusion27", 192, 0, 0.16, 0.08, 18},
+      {"poisson7-64", "poisson7", 64, 0, 0.03, 0.01, 16},
+  };
+  std::vector<Case> cases;
+  for (const auto& c : all) {
+    if (o.cases.empty() || std::find(o.cases.begin(), o.cases.end(), c.name) != o.cases.end()) {
+      cases.push_back(c);
+      if (o.n > 0) cases.back().n = o.n;
+    }
+  }
+  if (cases.empty()) usage("no case selected");
+
+  std::printf("classical AMG-PCG on %s: PMIS + %s, Pmax %d, V(1,1) l1-Jacobi, rtol 1e-8\n",
+              exec.name().c_str(), amg::to_string(o.interpolation), o.pmax);
+  std::printf("%-18s %9s %4s %5s %6s %6s %8s %8s %8s %8s %9s | %-18s %7s\n", "case", "rows", "lev",
+              "iter", "OC", "GC", "setup s", "solve s", "total s", "cold s", "resetup s",
+              "hypre setup/solve/it", "ratio");
+  std::vector<Result> results;
+  for (const auto& c : cases) {
+    Result r;
+    try {
+      r = run(c, o, exec);
+    } catch (const std::exception& e) {
+      std::printf("%-18s failed: %s\n", c.name.c_str(), e.what());
+      std::fflush(stdout);
+      continue;
+    }
+    results.push_back(r);
+    const double total = r.setup + r.solve;
+    const double hypre_total = c.hypre_setup + c.hypre_solve;
+    std::printf(
+        "%-18s %9lld %4d %5d %6.3f %6.3f %8.4f %8.4f %8.4f %8.4f %9.4f | %5.2f/%5.2f/%-6d "
+        "%7.2f%s\n",
+        c.name.c_str(), (long long)r.rows, r.levels, r.iterations, r.oc, r.gc, r.setup, r.solve,
+        total, r.setup_cold, r.resetup, c.hypre_setup, c.hypre_solve, c.hypre_iterations,
+        total / hypre_total, r.converged ? "" : "  NOT CONVERGED");
+    std::fflush(stdout);
+    if (o.summary) std::printf("%s", amg::format_summary(r.summary).c_str());
+  }
+  std::printf("ratio = strata total / hypre total (goal: <= 0.5 at the issue's sizes)\n");
+
+  if (!o.json.empty()) {
+    FILE* f = std::fopen(o.json.c_str(), "w");
+    if (!f) usage(("cannot write " + o.json).c_str());
+    std::fprintf(f, "{\"executor\": \"%s\", \"interpolation\": \"%s\", \"pmax\": %d, \"cases\": [",
+                 exec.name().c_str(), amg::to_string(o.interpolation), o.pmax);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const Result& r = results[i];
+      std::fprintf(
+          f,
+          "%s\n  {\"name\": \"%s\", \"rows\": %lld, \"nnz\": %lld, \"levels\": %d, "
+          "\"iterations\": %d, \"converged\": %s, \"operator_complexity\": %.4f, "
+          "\"grid_complexity\": %.4f, \"setup_seconds\": %.5f, \"setup_cold_seconds\": %.5f, "
+          "\"solve_seconds\": %.5f, \"resetup_seconds\": %.5f, \"first_resetup_seconds\": %.5f, "
+          "\"hypre\": {\"setup_seconds\": %.3f, \"solve_seconds\": %.3f, \"iterations\": %d}, "
+          "\"setup_stage_seconds\": {",
+          i ? "," : "", r.c.name.c_str(), (long long)r.rows, (long long)r.nnz, r.levels,
+          r.iterations, r.converged ? "true" : "false", r.oc, r.gc, r.setup, r.setup_cold, r.solve,
+          r.resetup, r.first_resetup, r.c.hypre_setup, r.c.hypre_solve, r.c.hypre_iterations);
+      bool first = true;
+      for (const auto& [stage, s] : r.summary.setup_stage_seconds) {
+        std::fprintf(f, "%s\"%s\": %.5f", first ? "" : ", ", stage.c_str(), s);
+        first = false;
+      }
+      std::fprintf(f, "}, \"levels_rows\": [");
+      for (std::size_t l = 0; l < r.summary.levels.size(); ++l) {
+        std::fprintf(f, "%s%lld", l ? ", " : "", (long long)r.summary.levels[l].rows);
+      }
+      std::fprintf(f, "]}");
+    }
+    std::fprintf(f, "\n]}\n");
+    std::fclose(f);
+  }
+  return 0;
+}

@@ -1,0 +1,145 @@
+#pragma once
+/// \file
+/// Classical (Ruge-Stueben type) coarsening as BoomerAMG runs it on GPUs
+/// (hypre paper, section 4.3; Li, Sjogren and Yang 2021 for the MM
+/// interpolations). One level is built in named stages:
+///
+///  1. strength: classical strength of connection. Point i depends strongly
+///     on j != i when, for a_ii >= 0,  a_ij < theta * min(0, min_{k != i} a_ik),
+///     and for a_ii < 0,  a_ij > theta * max(0, max_{k != i} a_ik)
+///     (theta = strength_threshold; ties are weak, as in hypre). With
+///     max_row_sum < 1, a row with |sum_j a_ij| > max_row_sum * |a_ii| gets no
+///     strong connections at all (hypre's semantics; 1.0 turns the test off).
+///  2. splitting: PMIS. The weight of point i is the number of points that
+///     depend strongly on it plus a number in [0, 1) hashed from
+///     (seed, level, global index), so host and device produce the same C/F
+///     splitting, run after run. Points without strong connections in
+///     either direction become F points with an empty interpolation row.
+///     Unlike hypre, a point that influences no other point but depends on
+///     some is not made F at once: it waits (and becomes C only if all the
+///     points it depends on became F), so every F point with a strong
+///     connection depends strongly on a C point. C points are independent
+///     in the symmetrised strength graph within each round of PMIS.
+///  3. interpolation: direct, or MM-ext / MM-ext+i / MM-ext+e, the products
+///     W = A~_FF A^s_FC of submatrices of A restricted to strong connections
+///     with the diagonal modifications of Li, Sjogren and Yang; then
+///     truncation (relative threshold, then at most Pmax entries per row,
+///     each row rescaled to keep its sum) and R = P^T.
+///  4. (first `aggressive_levels` levels) aggressive coarsening: a second
+///     PMIS pass on the C points with the A1 (or A2) strength
+///     S_CC = ((S + I) S)_CC computed as the product (S_CF S_CC + I)(S_FC; S_CC),
+///     and two-stage interpolation P = P1 P2 (each stage MM-ext or MM-ext+e,
+///     each truncated, then P truncated again).
+///
+/// Everything runs where A lives (host or device) from one source.
+///
+/// Value-only resetup (refresh): keeps the strength pattern S, the C/F
+/// splitting (both passes), and the patterns of every intermediate matrix and
+/// of P (the entries the truncation chose); recomputes, from the new values
+/// of A, the weak-connection sums and the D_beta / D_lambda scalings, the
+/// values of the products, and P's values with each row rescaled to the row
+/// sum of its untruncated row. It equals a fresh setup whenever the fresh
+/// setup would make the same strength and truncation choices (in particular
+/// when A is scaled by a constant).
+
+#include <cstdint>
+#include <memory>
+
+#include "strata/amg/amg.hpp"
+
+namespace strata::amg {
+
+/// Interpolation formula of classical coarsening.
+enum class Interpolation {
+  /// Direct: each F point from its strong C neighbours only (Stueben),
+  /// with separate scaling of negative and positive connections.
+  direct,
+  /// MM-ext: W = -(D_FF + D_gamma)^-1 (A^s_FC + A^s_FF D_beta^-1 A^s_FC).
+  mm_ext,
+  /// MM-ext+i: as MM-ext, with F point k's share of i in its denominator
+  /// (beta_k + a_ki) and the matching diagonal correction (hypre's default on GPUs).
+  mm_ext_i,
+  /// MM-ext+e: as MM-ext, with the mean strong F-F connection mu_k of each F
+  /// point added to its denominator (D_lambda = D_beta + D_mu).
+  mm_ext_e,
+};
+
+/// "direct", "ext", "ext+i", "ext+e".
+const char* to_string(Interpolation interpolation) noexcept;
+
+/// Parameters of classical coarsening. Defaults follow hypre's GPU setup.
+struct ClassicalParams {
+  /// theta of the classical strength test, in [0, 1].
+  double strength_threshold = 0.25;
+  /// Rows with |sum_j a_ij| > max_row_sum * |a_ii| get no strong connections
+  /// when max_row_sum < 1 (hypre's semantics); 1.0 turns the test off.
+  /// In (0, 1].
+  double max_row_sum = 1.0;
+  Interpolation interpolation = Interpolation::mm_ext_i;
+  /// Pmax: at most this many entries per row of P (0 = no limit).
+  int max_elements_per_row = 4;
+  /// Entries with |p_ij| < truncation_factor * max_j |p_ij| are dropped
+  /// (0 = off), in [0, 1).
+  double truncation_factor = 0.0;
+  /// Aggressive coarsening on the first this many levels (0 = none).
+  int aggressive_levels = 0;
+  /// Each stage of the two-stage interpolation: mm_ext or mm_ext_e.
+  Interpolation aggressive_interpolation = Interpolation::mm_ext;
+  /// 1: A1 strength for the second pass (i -> j by at least one path of
+  /// length one or two), 2: A2 (at least two such paths, counted as the
+  /// entries of S^2 + S as in the hypre paper; hypre's code counts a direct
+  /// connection twice, so its A2 also keeps every direct connection).
+  int aggressive_num_paths = 1;
+  /// Pmax of each stage P1, P2 of the two-stage interpolation (0 = no limit);
+  /// the product P1 P2 is then truncated with max_elements_per_row.
+  int aggressive_stage_max_elements = 4;
+  /// Relative truncation threshold of each stage (0 = off), in [0, 1).
+  double aggressive_stage_truncation_factor = 0.0;
+  /// Seed of the PMIS weights.
+  std::uint64_t seed = 1;
+  /// Also report the parts of the stages ("interpolation: product",
+  /// "interpolation: truncation", ...; each included in its stage's time).
+  /// Costs a device synchronisation per part.
+  bool profile_stages = false;
+};
+
+/// Throws invalid_argument naming the first field out of range and its value.
+void validate(const ClassicalParams& params);
+
+/// The coarsening for amg::Hierarchy. Validates `params` (invalid_argument).
+/// Stage times go to "strength", "splitting" and "interpolation".
+template <class T>
+std::unique_ptr<Coarsening<T>> make_classical_coarsening(const ClassicalParams& params);
+
+/// The C/F splitting chosen on `level` by a classical coarsening made by
+/// make_classical_coarsening (after Hierarchy setup): 1 for C points, -1 for
+/// F points, one entry per row of that level's matrix, on its executor. For
+/// an aggressive level it is the final splitting (C = points kept by both
+/// passes). Throws invalid_argument for another coarsening or a level it
+/// has not coarsened. For tests and diagnostics.
+template <class T>
+const Array<std::int32_t>& classical_splitting(const Coarsening<T>& coarsening, int level);
+
+// The stages one by one, for inspection and tests (the coarsening above runs
+// the same kernels).
+
+/// The strength matrix S of A: one entry of value 1 for each strong
+/// connection i -> j (row i, column j), on A's executor.
+template <class T>
+CsrMatrix<T> strength_matrix(const CsrMatrix<T>& A, const ClassicalParams& params);
+
+/// The PMIS splitting of the graph of S (each stored off-diagonal entry is an
+/// edge i -> j): 1 for C, -1 for F, on S's executor. With the same seed it is
+/// the splitting that the coarsening chooses on level 0 when S is its
+/// strength matrix.
+template <class T>
+Array<std::int32_t> pmis_splitting(const CsrMatrix<T>& S, std::uint64_t seed = 1);
+
+/// The interpolation (rows of A x C points, truncated) that the coarsening
+/// builds for A with the given splitting (1 = C, -1 = F), using the strength,
+/// interpolation and truncation fields of params.
+template <class T>
+CsrMatrix<T> classical_interpolation(const CsrMatrix<T>& A, const Array<std::int32_t>& splitting,
+                                     const ClassicalParams& params);
+
+}  // namespace strata::amg

@@ -1,0 +1,555 @@
+// Classical coarsening: strength, PMIS, MM / direct interpolation, truncation,
+// aggressive coarsening with two-stage interpolation, and value-only refresh.
+// Written once; every kernel runs where A lives.
+
+#include "strata/amg/classical.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/amg/classical_kernels.hpp"
+#include "strata/matrix/spgemm.hpp"
+#include "strata/matrix/transpose.hpp"
+
+namespace strata::amg {
+
+namespace ck = kernels::classical;
+
+const char* to_string(Interpolation interpolation) noexcept {
+  switch (interpolation) {
+    case Interpolation::direct:
+      return "direct";
+    case Interpolation::mm_ext:
+      return "ext";
+    case Interpolation::mm_ext_i:
+      return "ext+i";
+    case Interpolation::mm_ext_e:
+      return "ext+e";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+void require_field(bool ok, const char* field, const std::string& value, const char* expected) {
+  if (!ok) {
+    throw invalid_argument(std::string("ClassicalParams.") + field + " = " + value +
+                           " is out of range: expected " + expected);
+  }
+}
+
+}  // namespace
+
+void validate(const ClassicalParams& p) {
+  require_field(p.strength_threshold >= 0.0 && p.strength_threshold <= 1.0, "strength_threshold",
+                number(p.strength_threshold), "a value in [0, 1]");
+  require_field(p.max_row_sum > 0.0 && p.max_row_sum <= 1.0, "max_row_sum", number(p.max_row_sum),
+                "a value in (0, 1] (1 turns the row-sum test off)");
+  const int kind = static_cast<int>(p.interpolation);
+  require_field(kind >= 0 && kind <= 3, "interpolation", std::to_string(kind),
+                "direct, mm_ext, mm_ext_i or mm_ext_e");
+  require_field(p.max_elements_per_row >= 0, "max_elements_per_row",
+                std::to_string(p.max_elements_per_row), ">= 0 (0 = no limit)");
+  require_field(p.truncation_factor >= 0.0 && p.truncation_factor < 1.0, "truncation_factor",
+                number(p.truncation_factor), "a value in [0, 1) (0 = off)");
+  require_field(p.aggressive_levels >= 0, "aggressive_levels", std::to_string(p.aggressive_levels),
+                ">= 0");
+  require_field(p.aggressive_interpolation == Interpolation::mm_ext ||
+                    p.aggressive_interpolation == Interpolation::mm_ext_e,
+                "aggressive_interpolation", to_string(p.aggressive_interpolation),
+                "mm_ext or mm_ext_e (the two-stage interpolations)");
+  require_field(p.aggressive_num_paths == 1 || p.aggressive_num_paths == 2, "aggressive_num_paths",
+                std::to_string(p.aggressive_num_paths), "1 (A1) or 2 (A2)");
+  require_field(p.aggressive_stage_max_elements >= 0, "aggressive_stage_max_elements",
+                std::to_string(p.aggressive_stage_max_elements), ">= 0 (0 = no limit)");
+  require_field(
+      p.aggressive_stage_truncation_factor >= 0.0 && p.aggressive_stage_truncation_factor < 1.0,
+      "aggressive_stage_truncation_factor", number(p.aggressive_stage_truncation_factor),
+      "a value in [0, 1) (0 = off)");
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Adds the time since construction to times[stage] on scope exit, after the
+/// executor's queued work has finished.
+class StageTimer {
+ public:
+  StageTimer(const Executor& exec, StageTimes& times, const char* stage)
+      : exec_(exec), times_(times), stage_(stage), start_(Clock::now()) {}
+  ~StageTimer() {
+    exec_.synchronize();
+    times_[stage_] += std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  const Executor& exec_;
+  StageTimes& times_;
+  const char* stage_;
+  Clock::time_point start_;
+};
+
+/// A StageTimer when `enabled`, nothing otherwise (the parts of a stage).
+class PartTimer {
+ public:
+  PartTimer(bool enabled, const Executor& exec, StageTimes& times, const char* part) {
+    if (enabled) timer_.emplace(exec, times, part);
+  }
+
+ private:
+  std::optional<StageTimer> timer_;
+};
+
+/// The PMIS seed of one pass on one level (pass 0: the splitting, pass 1:
+/// the second pass of aggressive coarsening).
+std::uint64_t pass_seed(std::uint64_t seed, int level, int pass) {
+  return seed * 0x9E3779B97F4A7C15ull + (static_cast<std::uint64_t>(level) << 8) +
+         static_cast<std::uint64_t>(pass);
+}
+
+ck::MmVariant mm_variant(Interpolation kind) {
+  switch (kind) {
+    case Interpolation::mm_ext:
+      return ck::MmVariant::ext;
+    case Interpolation::mm_ext_i:
+      return ck::MmVariant::ext_i;
+    case Interpolation::mm_ext_e:
+      return ck::MmVariant::ext_e;
+    case Interpolation::direct:
+      break;
+  }
+  return ck::MmVariant::ext;
+}
+
+/// The classical strength flags of A's entries.
+template <class T>
+Array<std::uint8_t> strength_flags(const CsrMatrix<T>& A, const ClassicalParams& p) {
+  Array<std::uint8_t> strong(A.executor(), A.nnz());
+  A.executor().visit([&](const auto& e) {
+    ck::strength(e, A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+                 p.strength_threshold, p.max_row_sum, strong.data());
+  });
+  return strong;
+}
+
+/// PMIS on the graph of G (edges: entries flagged in strong, or all
+/// off-diagonal entries when strong is null).
+template <class T>
+void pmis_on(const CsrMatrix<T>& G, const std::uint8_t* strong, std::uint64_t seed,
+             const index_type* global_id, bool isolated_coarse, Array<std::int32_t>& cf) {
+  cf = Array<std::int32_t>(G.executor(), G.rows());
+  G.executor().visit([&](const auto& e) {
+    ck::pmis(e, G.rows(), G.nnz(), G.row_ptr().data(), G.col_idx().data(), strong, seed, global_id,
+             isolated_coarse, cf.data());
+  });
+}
+
+size_type enumerate(const Array<std::int32_t>& marker, std::int32_t value, Array<index_type>& map) {
+  map = Array<index_type>(marker.executor(), marker.size());
+  return marker.executor().visit([&](const auto& e) {
+    return ck::enumerate(e, marker.size(), marker.data(), value, map.data());
+  });
+}
+
+/// One interpolation operator of a level (P, or P1 or P2 of two-stage
+/// interpolation), kept for refresh: its roles, its untruncated form, and
+/// which entries truncation kept.
+template <class T>
+struct InterpolationStage {
+  Interpolation kind = Interpolation::mm_ext_i;
+  Array<std::int32_t> role;
+  Array<index_type> cmap, dmap;
+  size_type nc = 0, nd = 0;
+  std::optional<ck::MmOperands<T>> operands;
+  std::optional<SparseProduct<CsrMatrix<T>>> product;  // MM: untruncated = AFF AFC
+  CsrMatrix<T> direct;                                 // direct: untruncated
+  bool truncated = false;
+  Array<offset_type> source;
+  bool sorted_rows = false;
+
+  const CsrMatrix<T>& untruncated() const { return product ? product->result() : direct; }
+
+  ck::InterpolationInput<T> input(const CsrMatrix<T>& A, const Array<std::uint8_t>& strong) const {
+    ck::InterpolationInput<T> in;
+    in.n = A.rows();
+    in.nnz = A.nnz();
+    in.row_ptr = A.row_ptr().data();
+    in.col_idx = A.col_idx().data();
+    in.values = A.values().data();
+    in.strong = strong.data();
+    in.role = role.data();
+    in.cmap = cmap.data();
+    in.dmap = dmap.data();
+    in.nc = nc;
+    in.nd = nd;
+    in.sorted_rows = sorted_rows;
+    return in;
+  }
+};
+
+/// Truncates P (or copies it when truncation is off), remembering the choice.
+template <class T>
+CsrMatrix<T> truncate(const CsrMatrix<T>& P, int max_elements, double factor, bool& truncated,
+                      Array<offset_type>& source) {
+  truncated = max_elements > 0 || factor > 0;
+  if (!truncated) return P.clone();
+  return P.executor().visit(
+      [&](const auto& e) { return ck::truncate(e, P, max_elements, factor, source); });
+}
+
+/// New values of a truncate() result for new values of P.
+template <class T>
+void truncated_values(const CsrMatrix<T>& P, bool truncated, const Array<offset_type>& source,
+                      CsrMatrix<T>& result) {
+  if (!truncated) {
+    copy(P.values(), result.values());
+    return;
+  }
+  P.executor().visit([&](const auto& e) { ck::truncated_values(e, P, source.data(), result); });
+}
+
+/// Builds the stage's untruncated operator and returns it truncated. With
+/// `parts`, the parts' times are added there.
+template <class T>
+CsrMatrix<T> build(InterpolationStage<T>& s, const CsrMatrix<T>& A,
+                   const Array<std::uint8_t>& strong, int max_elements, double factor,
+                   StageTimes* parts) {
+  const Executor& exec = A.executor();
+  StageTimes unused;
+  StageTimes& times = parts ? *parts : unused;
+  if (s.kind == Interpolation::mm_ext_i) {
+    s.sorted_rows = exec.visit([&](const auto& e) {
+      return ck::rows_sorted(e, A.rows(), A.row_ptr().data(), A.col_idx().data());
+    });
+  }
+  const auto in = s.input(A, strong);
+  {
+    PartTimer t(parts != nullptr, exec, times, "interpolation: operands");
+    exec.visit([&](const auto& e) {
+      if (s.kind == Interpolation::direct) {
+        s.direct = ck::direct_interpolation(e, in);
+      } else {
+        s.operands = ck::mm_operands(e, in, mm_variant(s.kind));
+      }
+    });
+  }
+  if (s.operands) {
+    PartTimer t(parts != nullptr, exec, times, "interpolation: product");
+    s.product.emplace(s.operands->AFF, s.operands->AFC);
+  }
+  PartTimer t(parts != nullptr, exec, times, "interpolation: truncation");
+  return truncate(s.untruncated(), max_elements, factor, s.truncated, s.source);
+}
+
+/// New values of the stage's operator P for new values of A.
+template <class T>
+void refresh(InterpolationStage<T>& s, const CsrMatrix<T>& A, const Array<std::uint8_t>& strong,
+             CsrMatrix<T>& P) {
+  const auto in = s.input(A, strong);
+  A.executor().visit([&](const auto& e) {
+    if (s.kind == Interpolation::direct) {
+      ck::direct_interpolation_values(e, in, s.direct);
+    } else {
+      ck::mm_operand_values(e, in, mm_variant(s.kind), *s.operands);
+    }
+  });
+  if (s.product) s.product->recompute(s.operands->AFF, s.operands->AFC);
+  truncated_values(s.untruncated(), s.truncated, s.source, P);
+}
+
+template <class T>
+struct LevelState {
+  Array<std::uint8_t> strong;     // strength flags of A's entries
+  Array<std::int32_t> cf;         // first PMIS pass
+  Array<std::int32_t> splitting;  // final splitting (aggressive levels)
+  bool aggressive = false;
+  InterpolationStage<T> first;   // P, or P1 of two-stage interpolation
+  InterpolationStage<T> second;  // P2
+  CsrMatrix<T> P1, P2;
+  std::optional<SparseProduct<CsrMatrix<T>>> P12;
+  bool final_truncated = false;
+  Array<offset_type> final_source;
+  Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
+};
+
+template <class T>
+class ClassicalCoarsening final : public Coarsening<T> {
+ public:
+  explicit ClassicalCoarsening(const ClassicalParams& params) : p_(params) { validate(params); }
+
+  std::optional<Transfer<T>> coarsen(const CsrMatrix<T>& A, int level, StageTimes& times) override {
+    require(level >= 0, "classical coarsening: level must be >= 0, got " + std::to_string(level));
+    if (levels_.size() <= static_cast<std::size_t>(level)) levels_.resize(level + 1);
+    LevelState<T>& L = levels_[level];
+    L = LevelState<T>{};
+    const Executor& exec = A.executor();
+    const size_type n = A.rows();
+    if (n == 0) return std::nullopt;
+
+    {  // 1. strength
+      StageTimer t(exec, times, "strength");
+      L.strong = strength_flags(A, p_);
+    }
+    Array<index_type> cmap;
+    size_type nc = 0;
+    {  // 2. splitting
+      StageTimer t(exec, times, "splitting");
+      pmis_on(A, L.strong.data(), pass_seed(p_.seed, level, 0), nullptr, false, L.cf);
+      nc = enumerate(L.cf, ck::kCoarse, cmap);
+    }
+    if (nc == 0 || nc == n) return std::nullopt;
+
+    Transfer<T> transfer;
+    L.aggressive = level < p_.aggressive_levels;
+    if (L.aggressive) {
+      transfer.P = aggressive(A, level, L, cmap, nc, times);
+    } else {
+      // 3. interpolation
+      StageTimer t(exec, times, "interpolation");
+      one_stage_roles(L.first, L.cf, std::move(cmap), nc, p_.interpolation);
+      transfer.P =
+          build(L.first, A, L.strong, p_.max_elements_per_row, p_.truncation_factor, parts(times));
+    }
+    {
+      StageTimer t(exec, times, "interpolation");
+      PartTimer part(p_.profile_stages, exec, times, "interpolation: transpose");
+      transfer.R = transpose(transfer.P);
+    }
+    return transfer;
+  }
+
+  void refresh(const CsrMatrix<T>& A, int level, Transfer<T>& transfer,
+               StageTimes& times) override {
+    require(level >= 0 && static_cast<std::size_t>(level) < levels_.size(),
+            "classical coarsening: refresh of level " + std::to_string(level) +
+                ", which was not coarsened");
+    LevelState<T>& L = levels_[level];
+    require(L.strong.size() == A.nnz(), "classical coarsening: refresh of level " +
+                                            std::to_string(level) +
+                                            " with a matrix of another pattern");
+    StageTimer t(A.executor(), times, "interpolation");
+    std::optional<PartTimer> part;
+    part.emplace(p_.profile_stages, A.executor(), times, "interpolation: refresh P");
+    if (!L.aggressive) {
+      amg::refresh(L.first, A, L.strong, transfer.P);
+    } else if (!L.P12) {  // the second pass kept every C point
+      amg::refresh(L.first, A, L.strong, transfer.P);
+    } else {
+      amg::refresh(L.first, A, L.strong, L.P1);
+      amg::refresh(L.second, A, L.strong, L.P2);
+      L.P12->recompute(L.P1, L.P2);
+      truncated_values(L.P12->result(), L.final_truncated, L.final_source, transfer.P);
+    }
+    part.reset();
+    PartTimer r_part(p_.profile_stages, A.executor(), times, "interpolation: refresh R");
+    refresh_restriction(L, transfer);
+  }
+
+  std::string name() const override {
+    std::string s = std::string("classical PMIS + ") + to_string(p_.interpolation);
+    if (p_.aggressive_levels > 0) {
+      s += ", aggressive A" + std::to_string(p_.aggressive_num_paths) + " on " +
+           std::to_string(p_.aggressive_levels) + " level" + (p_.aggressive_levels > 1 ? "s" : "") +
+           " (two-stage " + to_string(p_.aggressive_interpolation) + ")";
+    }
+    return s;
+  }
+
+  const Array<std::int32_t>& splitting(int level) const {
+    require(level >= 0 && static_cast<std::size_t>(level) < levels_.size() &&
+                !levels_[level].cf.empty(),
+            "classical_splitting: level " + std::to_string(level) + " was not coarsened");
+    const LevelState<T>& L = levels_[level];
+    return L.aggressive && !L.splitting.empty() ? L.splitting : L.cf;
+  }
+
+ private:
+  StageTimes* parts(StageTimes& times) const { return p_.profile_stages ? &times : nullptr; }
+
+  static void one_stage_roles(InterpolationStage<T>& s, const Array<std::int32_t>& cf,
+                              Array<index_type> cmap, size_type nc, Interpolation kind) {
+    const size_type n = cf.size();
+    s.kind = kind;
+    s.role = Array<std::int32_t>(cf.executor(), n);
+    s.dmap = Array<index_type>(cf.executor(), n);
+    s.cmap = std::move(cmap);
+    s.nc = nc;
+    s.nd = n;
+    cf.executor().visit(
+        [&](const auto& e) { ck::one_stage_roles(e, n, cf.data(), s.role.data(), s.dmap.data()); });
+  }
+
+  /// Aggressive coarsening: a second PMIS pass on the C points with the A1/A2
+  /// strength, then P = P1 P2.
+  CsrMatrix<T> aggressive(const CsrMatrix<T>& A, int level, LevelState<T>& L,
+                          Array<index_type>& c1map, size_type nc1, StageTimes& times) {
+    const Executor& exec = A.executor();
+    const size_type n = A.rows();
+    CsrMatrix<float> graph;
+    {  // strength of the second pass: S_CC = (S_CF S_CC + I)(S_FC; S_CC)
+      StageTimer t(exec, times, "strength");
+      PartTimer part(p_.profile_stages, exec, times, "strength: second pass");
+      auto operands = exec.visit([&](const auto& e) {
+        return ck::second_pass_operands(e, n, A.row_ptr().data(), A.col_idx().data(),
+                                        L.strong.data(), L.cf.data(), c1map.data(), nc1);
+      });
+      const CsrMatrix<float> paths = spgemm(operands.first, operands.second);
+      graph = exec.visit(
+          [&](const auto& e) { return ck::second_pass_graph(e, paths, p_.aggressive_num_paths); });
+    }
+    Array<std::int32_t> cf2;
+    Array<index_type> c2map;
+    size_type nc2 = 0;
+    {  // second PMIS pass, on the C points (hashed by their fine index)
+      StageTimer t(exec, times, "splitting");
+      PartTimer part(p_.profile_stages, exec, times, "splitting: second pass");
+      Array<index_type> points(exec, nc1);
+      exec.visit([&](const auto& e) {
+        ck::list_points(e, n, L.cf.data(), ck::kCoarse, c1map.data(), points.data());
+      });
+      pmis_on(graph, nullptr, pass_seed(p_.seed, level, 1), points.data(), true, cf2);
+      nc2 = enumerate(cf2, ck::kCoarse, c2map);
+    }
+    StageTimer t(exec, times, "interpolation");
+    const int stage_max = p_.aggressive_stage_max_elements;
+    const double stage_factor = p_.aggressive_stage_truncation_factor;
+    if (nc2 == nc1) {  // nothing more to remove: one-stage interpolation
+      one_stage_roles(L.first, L.cf, std::move(c1map), nc1, p_.aggressive_interpolation);
+      return build(L.first, A, L.strong, p_.max_elements_per_row, p_.truncation_factor,
+                   parts(times));
+    }
+    // P1: the fine points from the first C points.
+    Array<index_type> c1map_copy = c1map.clone();
+    one_stage_roles(L.first, L.cf, std::move(c1map_copy), nc1, p_.aggressive_interpolation);
+    L.P1 = build(L.first, A, L.strong, stage_max, stage_factor, parts(times));
+    // P2: the first C points from the final ones, through fine-grid paths.
+    InterpolationStage<T>& s = L.second;
+    s.kind = p_.aggressive_interpolation;
+    s.role = Array<std::int32_t>(exec, n);
+    s.cmap = Array<index_type>(exec, n);
+    s.dmap = Array<index_type>(exec, n);
+    s.nc = nc2;
+    s.nd = nc1;
+    L.splitting = Array<std::int32_t>(exec, n);
+    exec.visit([&](const auto& e) {
+      ck::two_stage_roles(e, n, L.cf.data(), c1map.data(), cf2.data(), c2map.data(), s.role.data(),
+                          s.cmap.data(), s.dmap.data(), L.splitting.data());
+    });
+    L.P2 = build(s, A, L.strong, stage_max, stage_factor, parts(times));
+    PartTimer part(p_.profile_stages, exec, times, "interpolation: P1 P2");
+    L.P12.emplace(L.P1, L.P2);
+    return truncate(L.P12->result(), p_.max_elements_per_row, p_.truncation_factor,
+                    L.final_truncated, L.final_source);
+  }
+
+  /// R = P^T for new values of P: R's entries are gathered from P's through
+  /// a map made (by one transpose of entry numbers) at the first refresh.
+  static void refresh_restriction(LevelState<T>& L, Transfer<T>& transfer) {
+    const CsrMatrix<T>& P = transfer.P;
+    const Executor& exec = P.executor();
+    if (L.r_from_p.size() != P.nnz()) {
+      CsrMatrix<T> numbers(P.rows(), P.cols(), P.row_ptr().clone(), P.col_idx().clone(),
+                           Array<T>(exec, P.nnz()));
+      exec.visit([&](const auto& e) { ck::entry_numbers(e, P.nnz(), numbers.values().data()); });
+      const CsrMatrix<T> numbers_t = transpose(numbers);
+      L.r_from_p = Array<offset_type>(exec, P.nnz());
+      exec.visit([&](const auto& e) {
+        ck::entry_numbers_to_map(e, P.nnz(), numbers_t.values().data(), L.r_from_p.data());
+      });
+    }
+    exec.visit([&](const auto& e) {
+      ck::gather_values(e, P.nnz(), P.values().data(), L.r_from_p.data(),
+                        transfer.R.values().data());
+    });
+  }
+
+  ClassicalParams p_;
+  std::vector<LevelState<T>> levels_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Coarsening<T>> make_classical_coarsening(const ClassicalParams& params) {
+  return std::make_unique<ClassicalCoarsening<T>>(params);
+}
+
+template <class T>
+const Array<std::int32_t>& classical_splitting(const Coarsening<T>& coarsening, int level) {
+  const auto* classical = dynamic_cast<const ClassicalCoarsening<T>*>(&coarsening);
+  require(classical != nullptr,
+          "classical_splitting: the coarsening is not classical (" + coarsening.name() + ")");
+  return classical->splitting(level);
+}
+
+template <class T>
+CsrMatrix<T> strength_matrix(const CsrMatrix<T>& A, const ClassicalParams& params) {
+  validate(params);
+  require(A.rows() == A.cols(), "strength_matrix: A must be square, it is " +
+                                    std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+  const Array<std::uint8_t> strong = strength_flags(A, params);
+  return A.executor().visit([&](const auto& e) {
+    return ck::strength_pattern<std::decay_t<decltype(e)>, T>(e, A.rows(), A.row_ptr().data(),
+                                                              A.col_idx().data(), strong.data());
+  });
+}
+
+template <class T>
+Array<std::int32_t> pmis_splitting(const CsrMatrix<T>& S, std::uint64_t seed) {
+  require(S.rows() == S.cols(), "pmis_splitting: S must be square, it is " +
+                                    std::to_string(S.rows()) + " x " + std::to_string(S.cols()));
+  Array<std::int32_t> cf;
+  pmis_on(S, nullptr, pass_seed(seed, 0, 0), nullptr, false, cf);
+  return cf;
+}
+
+template <class T>
+CsrMatrix<T> classical_interpolation(const CsrMatrix<T>& A, const Array<std::int32_t>& splitting,
+                                     const ClassicalParams& params) {
+  validate(params);
+  require(A.rows() == A.cols() && splitting.size() == A.rows(),
+          "classical_interpolation: A must be square with one splitting entry per row (A is " +
+              std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", splitting has " +
+              std::to_string(splitting.size()) + ")");
+  check_location(A.executor(), splitting.executor(), "splitting", "A");
+  const Array<std::uint8_t> strong = strength_flags(A, params);
+  Array<index_type> cmap;
+  const size_type nc = enumerate(splitting, ck::kCoarse, cmap);
+  InterpolationStage<T> s;
+  s.kind = params.interpolation;
+  s.role = Array<std::int32_t>(A.executor(), A.rows());
+  s.dmap = Array<index_type>(A.executor(), A.rows());
+  s.cmap = std::move(cmap);
+  s.nc = nc;
+  s.nd = A.rows();
+  A.executor().visit([&](const auto& e) {
+    ck::one_stage_roles(e, A.rows(), splitting.data(), s.role.data(), s.dmap.data());
+  });
+  return build(s, A, strong, params.max_elements_per_row, params.truncation_factor, nullptr);
+}
+
+template std::unique_ptr<Coarsening<double>> make_classical_coarsening<double>(
+    const ClassicalParams&);
+template const Array<std::int32_t>& classical_splitting<double>(const Coarsening<double>&, int);
+template CsrMatrix<double> strength_matrix<double>(const CsrMatrix<double>&,
+                                                   const ClassicalParams&);
+template Array<std::int32_t> pmis_splitting<double>(const CsrMatrix<double>&, std::uint64_t);
+template CsrMatrix<double> classical_interpolation<double>(const CsrMatrix<double>&,
+                                                           const Array<std::int32_t>&,
+                                                           const ClassicalParams&);
+
+}  // namespace strata::amg
