@@ -30,14 +30,9 @@
 
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
+#include "strata/amg/classical.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/solver/krylov.hpp"
-#if __has_include("strata/amg/classical.hpp")
-#include "strata/amg/classical.hpp"
-#define STRATA_BENCH_CLASSICAL 1
-#else
-#define STRATA_BENCH_CLASSICAL 0
-#endif
 
 namespace {
 
@@ -96,15 +91,11 @@ std::vector<Config> configs(int dimension, bool with_classical) {
   std::vector<Config> out = {{"K-cycle + FCG", aggregation, k, Fcg{tolerance()}},
                              {"K(3 levels) + FCG", aggregation, k3, Fcg{tolerance()}},
                              {"V-cycle + PCG", aggregation, v, Cg{tolerance()}}};
-#if STRATA_BENCH_CLASSICAL
   if (with_classical) {
     out.push_back({"classical V + PCG",
                    [] { return amg::make_classical_coarsening<double>(amg::ClassicalParams{}); },
                    amg::HierarchyParams{}, Cg{tolerance()}});
   }
-#else
-  (void)with_classical;
-#endif
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -32,10 +33,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
+    // A Strata error's message says what was wrong; where in the library it
+    // was detected (what()) matters to developers, not to the command line.
+    const auto* strata_error = dynamic_cast<const strata::error*>(&e);
+    const std::string message = strata_error ? strata_error->message() : e.what();
     if (common.json) {
-      std::printf("%s\n", nlohmann::json{{"error", e.what()}}.dump(2).c_str());
+      std::printf("%s\n", nlohmann::json{{"error", message}}.dump(2).c_str());
     } else {
-      std::fprintf(stderr, "strata: error: %s\n", e.what());
+      std::fprintf(stderr, "strata: error: %s\n", message.c_str());
     }
     return 1;
   }

@@ -6,10 +6,14 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "commands.hpp"
+#include "config.hpp"
+#include "strata/amg/aggregation.hpp"
+#include "strata/amg/classical.hpp"
 #include "problem.hpp"
 
 namespace strata::app {
@@ -19,11 +23,12 @@ namespace {
 using json = nlohmann::ordered_json;
 
 struct SolveOptions {
+  std::string config;
   std::string problem = "poisson3d";
   size_type n = 0;
   std::string rhs;
   std::string solver = "cg";
-  std::string precond = "jacobi";
+  std::string precond = "amg";
   double tol = 1e-8;
   double atol = 0.0;
   int maxit = 5000;
@@ -33,27 +38,113 @@ struct SolveOptions {
   bool host = false;
   bool device = false;
   int print_every = 0;
+  bool resetup = false;
+  // --precond amg
+  std::string amg = "classical";
+  std::string cycle = "V";
+  int pre_sweeps = 1;
+  int post_sweeps = 1;
+  int max_levels = 25;
+  long long coarse_size = 600;
+  /// auto: l1-Jacobi for classical AMG (hypre's GPU default), damped Jacobi
+  /// with omega = 4 / (3 rho(D^-1 A)) for aggregation (the paper's).
+  std::string amg_smoother = "auto";
+  bool profile_levels = false;
+  // classical
+  double strength_threshold = 0.25;
+  double max_row_sum = 1.0;
+  std::string interpolation = "ext+i";
+  int pmax = 4;
+  double truncation = 0.0;
+  int aggressive_levels = 0;
+  // aggregation
+  double aggregation_strength = -1;
+  int dimension = 3;
+  int kcycle_levels = 2;
+  std::string kcycle_flavour = "cg";
 };
 
 KrylovMethod make_method(const SolveOptions& o, const KrylovParams& p) {
   if (o.solver == "cg") return Cg{p};
+  if (o.solver == "fcg") return Fcg{p};
   if (o.solver == "bicgstab") return Bicgstab{p};
   if (o.solver == "gmres") return Gmres{p, o.restart};
   if (o.solver == "fgmres") return Fgmres{p, o.restart};
-  throw invalid_argument("--solver '" + o.solver + "': expected cg, bicgstab, gmres or fgmres");
+  throw invalid_argument("--solver '" + o.solver +
+                         "': expected cg, bicgstab, gmres, fgmres or fcg");
 }
 
-std::unique_ptr<Smoother<double>> make_preconditioner(const SolveOptions& o,
-                                                      const CsrMatrix<double>& A,
-                                                      bool symmetric) {
+amg::Interpolation parse_interpolation(const std::string& name) {
+  for (auto i : {amg::Interpolation::direct, amg::Interpolation::mm_ext,
+                 amg::Interpolation::mm_ext_i, amg::Interpolation::mm_ext_e}) {
+    if (name == amg::to_string(i)) return i;
+  }
+  throw invalid_argument("--interpolation '" + name + "': expected direct, ext, ext+i or ext+e");
+}
+
+SmootherParams parse_smoother(const std::string& name, double omega, int degree) {
+  if (name == "jacobi") return JacobiParams{.omega = omega};
+  if (name == "l1jacobi") return L1JacobiParams{.omega = omega};
+  if (name == "chebyshev") return ChebyshevParams{.degree = degree};
+  throw invalid_argument("--smoother '" + name + "': expected jacobi, l1jacobi or chebyshev");
+}
+
+amg::CycleType parse_cycle(const std::string& name) {
+  for (auto c : {amg::CycleType::V, amg::CycleType::W, amg::CycleType::F, amg::CycleType::K}) {
+    if (name == amg::to_string(c)) return c;
+  }
+  throw invalid_argument("--cycle '" + name + "': expected V, W, F or K");
+}
+
+std::unique_ptr<amg::Hierarchy<double>> make_amg(const SolveOptions& o, const CsrMatrix<double>& A) {
+  std::unique_ptr<amg::Coarsening<double>> coarsening;
+  if (o.amg == "classical") {
+    coarsening = amg::make_classical_coarsening<double>(amg::ClassicalParams{
+        .strength_threshold = o.strength_threshold,
+        .max_row_sum = o.max_row_sum,
+        .interpolation = parse_interpolation(o.interpolation),
+        .max_elements_per_row = o.pmax,
+        .truncation_factor = o.truncation,
+        .aggressive_levels = o.aggressive_levels});
+  } else if (o.amg == "aggregation") {
+    coarsening = amg::make_aggregation_coarsening<double>(
+        amg::AggregationParams{.strength_threshold = o.aggregation_strength,
+                               .dimension = o.dimension});
+  } else {
+    throw invalid_argument("--amg '" + o.amg + "': expected classical or aggregation");
+  }
+  amg::HierarchyParams hp;
+  hp.max_levels = o.max_levels;
+  hp.coarse_size = o.coarse_size;
+  hp.cycle = parse_cycle(o.cycle);
+  hp.pre_sweeps = o.pre_sweeps;
+  hp.post_sweeps = o.post_sweeps;
+  if (o.amg_smoother == "auto") {
+    hp.smoother = o.amg == "aggregation" ? SmootherParams{JacobiParams{.estimate_omega = true}}
+                                         : SmootherParams{L1JacobiParams{}};
+  } else {
+    hp.smoother = parse_smoother(o.amg_smoother, o.omega, o.degree);
+  }
+  hp.profile_levels = o.profile_levels;
+  hp.kcycle_levels = o.kcycle_levels;
+  if (o.kcycle_flavour == "cg") hp.kcycle_flavour = amg::HierarchyParams::KcycleFlavour::cg;
+  else if (o.kcycle_flavour == "gmres") hp.kcycle_flavour = amg::HierarchyParams::KcycleFlavour::gmres;
+  else throw invalid_argument("--kcycle-flavour '" + o.kcycle_flavour + "': expected cg or gmres");
+  return std::make_unique<amg::Hierarchy<double>>(A, std::move(coarsening), hp);
+}
+
+std::unique_ptr<LinearOperator<double>> make_preconditioner(const SolveOptions& o,
+                                                            const CsrMatrix<double>& A,
+                                                            bool symmetric) {
   if (o.precond == "none") return nullptr;
+  if (o.precond == "amg") return make_amg(o, A);
   if (o.precond == "jacobi") return make_smoother(A, JacobiParams{.omega = o.omega});
   if (o.precond == "l1jacobi") return make_smoother(A, L1JacobiParams{.omega = o.omega});
   if (o.precond == "chebyshev") {
     return make_smoother(A, ChebyshevParams{.degree = o.degree, .symmetric = symmetric});
   }
   throw invalid_argument("--precond '" + o.precond +
-                         "': expected none, jacobi, l1jacobi or chebyshev");
+                         "': expected none, jacobi, l1jacobi, chebyshev or amg");
 }
 
 double seconds(std::chrono::steady_clock::duration d) {
@@ -93,10 +184,23 @@ int run_solve(const SolveOptions& o, const Common& c) {
                                : analyze(A.to(Executor::host())).numerically_symmetric;
   }
 
+  if (o.precond == "amg" && o.cycle == "K" && (o.solver == "cg" || o.solver == "bicgstab")) {
+    throw invalid_argument("--cycle K makes the preconditioner change from one application to "
+                           "the next; use --solver fcg or fgmres (not " + o.solver + ")");
+  }
   const auto setup_start = std::chrono::steady_clock::now();
   auto M = make_preconditioner(o, A, symmetric);
   exec.synchronize();
   const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
+  auto* hierarchy = dynamic_cast<amg::Hierarchy<double>*>(M.get());
+  double resetup_seconds = -1;
+  if (o.resetup) {
+    if (!hierarchy) throw invalid_argument("--resetup needs --precond amg");
+    const auto start = std::chrono::steady_clock::now();
+    hierarchy->resetup(A);  // same values: times the value-only path
+    exec.synchronize();
+    resetup_seconds = seconds(std::chrono::steady_clock::now() - start);
+  }
 
   KrylovParams params;
   params.relative_tolerance = o.tol;
@@ -133,6 +237,8 @@ int run_solve(const SolveOptions& o, const Common& c) {
   const double true_relative = b_norm > 0 ? norm2(r) / b_norm : norm2(r);
   const double per_iteration = info.iterations > 0 ? solve_seconds / info.iterations : 0.0;
 
+  std::optional<amg::HierarchySummary> summary;
+  if (hierarchy) summary = hierarchy->summary();
   if (c.json) {
     json j = {{"command", "solve"},
               {"problem", p.name},
@@ -156,6 +262,22 @@ int run_solve(const SolveOptions& o, const Common& c) {
               {"solve_seconds", solve_seconds},
               {"seconds_per_iteration", per_iteration},
               {"residual_history", info.residual_history}};
+    if (summary) {
+      json levels = json::array();
+      for (const auto& l : summary->levels) {
+        levels.push_back({{"rows", l.rows}, {"nnz", l.nnz}, {"min_row_nnz", l.min_row_nnz},
+                          {"mean_row_nnz", l.mean_row_nnz}, {"max_row_nnz", l.max_row_nnz},
+                          {"coarsening_ratio", l.coarsening_ratio},
+                          {"solve_seconds", l.solve_seconds}});
+      }
+      j["amg"] = {{"coarsening", summary->coarsening},
+                  {"cycle", o.cycle},
+                  {"setup_stage_seconds", summary->setup_stage_seconds}};
+      j["levels"] = levels;
+      j["operator_complexity"] = summary->operator_complexity;
+      j["grid_complexity"] = summary->grid_complexity;
+    }
+    if (resetup_seconds >= 0) j["resetup_seconds"] = resetup_seconds;
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s after %d iterations: relative residual %.3e (recomputed b - A x: %.3e)%s%s\n",
@@ -164,8 +286,81 @@ int run_solve(const SolveOptions& o, const Common& c) {
                 info.message.c_str());
     std::printf("  setup %.4f s, solve %.4f s (%.3f ms per iteration); problem built in %.3f s\n",
                 setup_seconds, solve_seconds, per_iteration * 1e3, p.load_seconds);
+    if (resetup_seconds >= 0) {
+      std::printf("  value-only resetup %.4f s (%.1fx faster than the setup)\n", resetup_seconds,
+                  setup_seconds / std::max(resetup_seconds, 1e-12));
+    }
+    if (summary) std::printf("%s", amg::format_summary(*summary).c_str());
   }
   return info.converged() ? 0 : 3;
+}
+
+}  // namespace
+
+namespace {
+
+/// Reads `--config FILE.json` into `o`, leaving alone every option that was
+/// also given as a flag (flags win). Unknown keys are errors by full path.
+void apply_config(SolveOptions& o, const CLI::App& cmd) {
+  const json j = read_json_file(o.config);
+  // A setter that yields to the flag of the same meaning.
+  const auto unless = [&cmd](const char* flag, std::function<void(const json&)> set) {
+    return [&cmd, flag, set](const json& v) {
+      if (cmd.count(flag) == 0) set(v);
+    };
+  };
+  read_object(j, "", {
+      {"problem", unless("problem", text(o.problem, "problem"))},
+      {"n", unless("--n", [&o](const json& v) {
+         long long n = 0;
+         integer(n, "n")(v);
+         o.n = n;
+       })},
+      {"rhs", unless("--rhs", text(o.rhs, "rhs"))},
+      {"device", unless("--device", boolean(o.device, "device"))},
+      {"solver", [&](const json& v) {
+         read_object(v, "solver", {
+             {"type", unless("--solver", text(o.solver, "solver.type"))},
+             {"tolerance", unless("--tol", number(o.tol, "solver.tolerance"))},
+             {"absolute_tolerance", unless("--atol", number(o.atol, "solver.absolute_tolerance"))},
+             {"max_iterations", unless("--maxit", integer(o.maxit, "solver.max_iterations"))},
+             {"restart", unless("--restart", integer(o.restart, "solver.restart"))}});
+       }},
+      {"preconditioner", [&](const json& v) {
+         read_object(v, "preconditioner", {
+             {"type", unless("--precond", text(o.precond, "preconditioner.type"))},
+             {"omega", unless("--omega", number(o.omega, "preconditioner.omega"))},
+             {"degree", unless("--degree", integer(o.degree, "preconditioner.degree"))},
+             {"amg", [&](const json& a) {
+                const std::string p = "preconditioner.amg";
+                read_object(a, p, {
+                    {"coarsening", unless("--amg", text(o.amg, p + ".coarsening"))},
+                    {"cycle", unless("--cycle", text(o.cycle, p + ".cycle"))},
+                    {"pre_sweeps", unless("--pre-sweeps", integer(o.pre_sweeps, p + ".pre_sweeps"))},
+                    {"post_sweeps", unless("--post-sweeps", integer(o.post_sweeps, p + ".post_sweeps"))},
+                    {"max_levels", unless("--max-levels", integer(o.max_levels, p + ".max_levels"))},
+                    {"coarse_size", unless("--coarse-size", integer(o.coarse_size, p + ".coarse_size"))},
+                    {"smoother", unless("--smoother", text(o.amg_smoother, p + ".smoother"))},
+                    {"kcycle_levels", unless("--kcycle-levels", integer(o.kcycle_levels, p + ".kcycle_levels"))},
+                    {"kcycle_flavour", unless("--kcycle-flavour", text(o.kcycle_flavour, p + ".kcycle_flavour"))},
+                    {"classical", [&](const json& c) {
+                       const std::string q = p + ".classical";
+                       read_object(c, q, {
+                           {"strength_threshold", unless("--strength", number(o.strength_threshold, q + ".strength_threshold"))},
+                           {"max_row_sum", unless("--max-row-sum", number(o.max_row_sum, q + ".max_row_sum"))},
+                           {"interpolation", unless("--interpolation", text(o.interpolation, q + ".interpolation"))},
+                           {"max_elements_per_row", unless("--pmax", integer(o.pmax, q + ".max_elements_per_row"))},
+                           {"truncation_factor", unless("--truncation", number(o.truncation, q + ".truncation_factor"))},
+                           {"aggressive_levels", unless("--aggressive-levels", integer(o.aggressive_levels, q + ".aggressive_levels"))}});
+                     }},
+                    {"aggregation", [&](const json& g) {
+                       const std::string q = p + ".aggregation";
+                       read_object(g, q, {
+                           {"strength_threshold", unless("--aggregation-strength", number(o.aggregation_strength, q + ".strength_threshold"))},
+                           {"dimension", unless("--dimension", integer(o.dimension, q + ".dimension"))}});
+                     }}});
+              }}});
+       }}});
 }
 
 }  // namespace
@@ -173,13 +368,17 @@ int run_solve(const SolveOptions& o, const Common& c) {
 void add_solve(CLI::App& app, Common& common, int& exit_code) {
   auto o = std::make_shared<SolveOptions>();
   auto* cmd = app.add_subcommand(
-      "solve", "Solve A x = b (default: 3D Poisson, CG with Jacobi, b = ones, x0 = 0)");
+      "solve", "Solve A x = b (default: 3D Poisson, AMG-preconditioned CG, b = ones, x0 = 0)");
   cmd->add_option("problem", o->problem, "MatrixMarket file or gallery problem")
       ->capture_default_str();
   cmd->add_option("--n", o->n, "Size for a gallery problem (default: 64^3 host, 128^3 device)");
   cmd->add_option("--rhs", o->rhs, "Right-hand side as MatrixMarket (default: all ones)");
-  cmd->add_option("--solver", o->solver, "cg, bicgstab, gmres or fgmres")->capture_default_str();
-  cmd->add_option("--precond", o->precond, "none, jacobi, l1jacobi or chebyshev")
+  cmd->add_option("--config", o->config,
+                  "JSON file with any of these settings (flags given here win); unknown keys "
+                  "are errors");
+  cmd->add_option("--solver", o->solver, "cg, bicgstab, gmres, fgmres or fcg")
+      ->capture_default_str();
+  cmd->add_option("--precond", o->precond, "none, jacobi, l1jacobi, chebyshev or amg")
       ->capture_default_str();
   cmd->add_option("--tol", o->tol, "Relative tolerance on ||b - A x|| / ||b||")
       ->capture_default_str();
@@ -190,13 +389,54 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
   cmd->add_option("--omega", o->omega, "Weight of (l1-)Jacobi")->capture_default_str();
   cmd->add_option("--degree", o->degree, "Degree of the Chebyshev polynomial")
       ->capture_default_str();
+  auto* amg_group = cmd->add_option_group("AMG", "With --precond amg");
+  amg_group->add_option("--amg", o->amg, "classical or aggregation")->capture_default_str();
+  amg_group->add_option("--cycle", o->cycle, "V, W, F or K (K-cycle: use fcg or fgmres)")
+      ->capture_default_str();
+  amg_group->add_option("--pre-sweeps", o->pre_sweeps, "Smoothing sweeps before the coarse "
+                        "correction")->capture_default_str();
+  amg_group->add_option("--post-sweeps", o->post_sweeps, "Smoothing sweeps after it")
+      ->capture_default_str();
+  amg_group->add_option("--smoother", o->amg_smoother,
+                        "auto, jacobi, l1jacobi or chebyshev (auto: l1jacobi for classical, "
+                        "Jacobi with omega = 4/(3 rho) for aggregation)")
+      ->capture_default_str();
+  amg_group->add_option("--max-levels", o->max_levels, "Most levels")->capture_default_str();
+  amg_group->add_option("--coarse-size", o->coarse_size, "Rows solved directly")
+      ->capture_default_str();
+  amg_group->add_option("--strength", o->strength_threshold,
+                        "Classical strength threshold theta")->capture_default_str();
+  amg_group->add_option("--max-row-sum", o->max_row_sum, "Classical max row sum")
+      ->capture_default_str();
+  amg_group->add_option("--interpolation", o->interpolation, "direct, ext, ext+i or ext+e")
+      ->capture_default_str();
+  amg_group->add_option("--pmax", o->pmax, "Interpolation entries per row (0: no limit)")
+      ->capture_default_str();
+  amg_group->add_option("--truncation", o->truncation, "Relative interpolation truncation")
+      ->capture_default_str();
+  amg_group->add_option("--aggressive-levels", o->aggressive_levels,
+                        "Levels of aggressive coarsening")->capture_default_str();
+  amg_group->add_option("--aggregation-strength", o->aggregation_strength,
+                        "Aggregation strength alpha (< 0: 0.5 in 3D, 0.25 in 2D)")
+      ->capture_default_str();
+  amg_group->add_option("--dimension", o->dimension, "Dimension hint for aggregation")
+      ->capture_default_str();
+  amg_group->add_option("--kcycle-levels", o->kcycle_levels, "Levels that take K-cycles")
+      ->capture_default_str();
+  amg_group->add_option("--kcycle-flavour", o->kcycle_flavour, "cg or gmres")
+      ->capture_default_str();
+  amg_group->add_flag("--resetup", o->resetup, "Also time a value-only resetup");
+  amg_group->add_flag("--profile-levels", o->profile_levels, "Time each level of the cycles");
   cmd->add_flag("--host", o->host, "Run on the host (OpenMP)");
   cmd->add_flag("--device", o->device, "Run on the CUDA device");
   cmd->add_option("--print-every", o->print_every,
                   "Progress every K iterations (0: the first 10, then every 10th; -1: none)")
       ->capture_default_str();
   cmd->add_flag("--json", common.json, "Print one JSON object");
-  cmd->callback([o, &common, &exit_code] { exit_code = run_solve(*o, common); });
+  cmd->callback([o, cmd, &common, &exit_code] {
+    if (!o->config.empty()) apply_config(*o, *cmd);
+    exit_code = run_solve(*o, common);
+  });
 }
 
 }  // namespace strata::app
