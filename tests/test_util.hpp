@@ -67,3 +67,18 @@ inline std::vector<double> random_values(std::size_t n, unsigned seed, double lo
 }
 
 }  // namespace strata::test
+
+#include "strata/matrix/csr.hpp"
+
+namespace strata::test {
+
+/// ||b - A x|| / ||b||, recomputed (not the solver's own estimate).
+inline double relative_residual(const CsrMatrix<double>& A, const Vector<double>& b,
+                                const Vector<double>& x) {
+  Vector<double> r(A.executor(), A.rows());
+  spmv(A, x, r);
+  axpby(1.0, b, -1.0, r);
+  return norm2(r) / norm2(b);
+}
+
+}  // namespace strata::test

@@ -31,13 +31,6 @@ KrylovParams tolerance(double tol = 1e-8, int maxit = 500) {
   return p;
 }
 
-double true_relative_residual(const CsrMatrix<double>& A, const Vector<double>& b,
-                              const Vector<double>& x) {
-  Vector<double> r(A.executor(), A.rows());
-  spmv(A, x, r);
-  axpby(1.0, b, -1.0, r);
-  return norm2(r) / norm2(b);
-}
 
 /// The paper's solver: K-cycles on two levels, damped Jacobi 4/(3 rho).
 HierarchyParams kcycle_params(CycleType cycle = CycleType::K) {
@@ -435,7 +428,7 @@ TEST_P(AggregationAmg, KcycleIsGridIndependentOnPoisson) {
     Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
     const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << info.message;
-    EXPECT_LT(true_relative_residual(A, b, x), 1.01e-8);
+    EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8);
     const auto s = H.summary();
     std::printf(
         "  poisson3d %lld^3: %d levels, operator complexity %.3f, FCG + K-cycle %d "
@@ -476,7 +469,7 @@ TEST_P(AggregationAmg, EveryOuterMethodAndFlavourConverges) {
     Vector<double> x(exec(), A.rows(), 0.0);
     const auto info = solve(c.method, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << c.name << ": " << info.message;
-    EXPECT_LT(true_relative_residual(A, b, x), 1.01e-8) << c.name;
+    EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8) << c.name;
     iterations.push_back(info.iterations);
     std::printf("  poisson3d 24^3, %s: %d iterations\n", c.name, info.iterations);
   }
@@ -614,7 +607,7 @@ TEST(AggregationData, SharedMatricesConvergeWithKcycles) {
       std::printf("  %s: %d levels, %s + K-cycle %d iterations\n", f.path, H.num_levels(),
                   fgmres ? "FGMRES" : "FCG", info.iterations);
       EXPECT_TRUE(info.converged()) << f.path << ": " << info.message;
-      EXPECT_LT(true_relative_residual(A, b, x), 1.01e-8) << f.path;
+      EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8) << f.path;
       EXPECT_LT(info.iterations, 60) << f.path;
     }
   }
@@ -649,7 +642,7 @@ TEST_P(KrylovFcg, EqualsPcgWithAFixedPreconditionerAndTakesAVariableOne) {
   EXPECT_THROW(solve(KrylovMethod{Cg{tolerance()}}, op, b, x, &inner), invalid_argument);
   const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &inner);
   EXPECT_TRUE(info.converged()) << info.message;
-  EXPECT_LT(true_relative_residual(A, b, x), 1.01e-8);
+  EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8);
   EXPECT_LT(info.iterations, pcg.iterations);
   EXPECT_THROW(solve(KrylovMethod{Fcg{tolerance(), 0}}, op, b, x), invalid_argument);
 }

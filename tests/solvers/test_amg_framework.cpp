@@ -63,13 +63,6 @@ std::unique_ptr<amg::Coarsening<double>> linear1d() {
   return std::make_unique<LinearInterpolation1D>();
 }
 
-double relative_residual(const CsrMatrix<double>& A, const Vector<double>& b,
-                         const Vector<double>& x) {
-  Vector<double> r(A.executor(), A.rows());
-  spmv(A, x, r);
-  axpby(1.0, b, -1.0, r);
-  return norm2(r) / norm2(b);
-}
 
 class AmgFramework : public test::OnExecutor {};
 
@@ -79,7 +72,7 @@ TEST_P(AmgFramework, OneLevelIsADirectSolve) {
   EXPECT_EQ(H.num_levels(), 1);
   Vector<double> b(Array<double>(exec(), test::random_values(200, 1))), x(exec(), 200);
   H.apply(b, x);
-  EXPECT_LT(relative_residual(A, b, x), 1e-12);
+  EXPECT_LT(test::relative_residual(A, b, x), 1e-12);
 }
 
 TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
@@ -93,7 +86,7 @@ TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
     p.max_iterations = 50;
     const auto info = H.solve(b, x, p);
     EXPECT_TRUE(info.converged()) << "n = " << n;
-    EXPECT_LT(relative_residual(A, b, x), 1e-8);
+    EXPECT_LT(test::relative_residual(A, b, x), 1e-8);
     cycles.push_back(info.iterations);
   }
   EXPECT_LE(cycles[1], cycles[0] + 2) << "the V-cycle rate must not depend on n";
@@ -109,7 +102,7 @@ TEST_P(AmgFramework, AsPreconditionerForCgWithEveryCycle) {
     Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
     const auto info = solve(KrylovMethod{Cg{}}, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << amg::to_string(c) << ": " << info.message;
-    EXPECT_LT(relative_residual(A, b, x), 1e-8);
+    EXPECT_LT(test::relative_residual(A, b, x), 1e-8);
     iterations.push_back(info.iterations);
   }
   EXPECT_LT(iterations[0], 15);

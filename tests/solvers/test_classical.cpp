@@ -68,13 +68,6 @@ void expect_pmis_invariants(const std::vector<std::set<int>>& S, const std::vect
   }
 }
 
-double relative_residual(const CsrMatrix<double>& A, const Vector<double>& b,
-                         const Vector<double>& x) {
-  Vector<double> r(A.executor(), A.rows());
-  spmv(A, x, r);
-  axpby(1.0, b, -1.0, r);
-  return norm2(r) / norm2(b);
-}
 
 struct Outcome {
   SolveInfo info;
@@ -91,7 +84,7 @@ Outcome amg_pcg(const CsrMatrix<double>& A, const ClassicalParams& params,
   cg.params.max_iterations = max_iterations;
   MatrixOperator<double> op(A);
   Outcome out{solve(KrylovMethod{cg}, op, b, x, &H), H.summary()};
-  EXPECT_LT(relative_residual(A, b, x), 1.01e-8);
+  EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8);
   return out;
 }
 
@@ -447,7 +440,7 @@ void expect_resetup_equals_fresh(const CsrMatrix<double>& A, const ClassicalPara
       Vector<double> b(A2.executor(), A2.rows(), 1.0), x(A2.executor(), A2.rows(), 0.0);
       const auto info = solve(KrylovMethod{Cg{}}, op, b, x, M);
       EXPECT_TRUE(info.converged());
-      EXPECT_LT(relative_residual(A2, b, x), 1.01e-8);
+      EXPECT_LT(test::relative_residual(A2, b, x), 1.01e-8);
       iterations.push_back(info.iterations);
     }
     EXPECT_EQ(iterations[0], iterations[1]) << "scale " << scale;

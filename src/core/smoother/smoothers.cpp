@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/solver/diagonal.hpp"
 #include "kernels/solver/solver_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
@@ -12,25 +13,6 @@ namespace strata {
 namespace {
 
 using kernels::solver::Scaling;
-
-template <class T>
-Vector<T> compute_scaling(const CsrMatrix<T>& A, Scaling scaling, const char* who) {
-  if (A.rows() != A.cols()) {
-    throw dimension_mismatch(std::string(who) + ": A must be square, it is " +
-                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
-  }
-  Vector<T> d(A.executor(), A.rows());
-  const size_type bad = A.executor().visit([&](const auto& e) {
-    return kernels::solver::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
-                                             A.values().data(), scaling, d.data());
-  });
-  if (bad >= 0) {
-    throw invalid_argument(std::string(who) + ": row " + std::to_string(bad) +
-                           " has a zero, missing or non-finite diagonal entry; the smoother "
-                           "divides by it");
-  }
-  return d;
-}
 
 template <class T>
 void check_operands(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
@@ -49,7 +31,8 @@ template <class T>
 class DiagonalSmoother final : public Smoother<T> {
  public:
   DiagonalSmoother(const CsrMatrix<T>& A, double omega, Scaling scaling, std::string name)
-      : DiagonalSmoother(A, omega, compute_scaling(A, scaling, name.c_str()), std::move(name)) {}
+      : DiagonalSmoother(A, omega, detail::checked_diagonal_scaling(A, scaling, name.c_str()),
+                         std::move(name)) {}
   /// With the unweighted scaling d computed already.
   DiagonalSmoother(const CsrMatrix<T>& A, double omega, Vector<T> d, std::string name)
       : A_(A), d_(std::move(d)), t_(A.executor(), A.rows()), name_(std::move(name)) {
@@ -95,11 +78,15 @@ template <class T>
 class ChebyshevSmoother final : public Smoother<T> {
  public:
   ChebyshevSmoother(const CsrMatrix<T>& A, const ChebyshevParams& p)
-      : A_(A), params_(p), d_(compute_scaling(A, Scaling::inverse_diagonal, "chebyshev")),
-        r_(A.executor(), A.rows()), p_(A.executor(), A.rows()), t_(A.executor(), A.rows()) {
+      : A_(A),
+        params_(p),
+        d_(detail::checked_diagonal_scaling(A, Scaling::inverse_diagonal, "chebyshev")),
+        r_(A.executor(), A.rows()),
+        p_(A.executor(), A.rows()),
+        t_(A.executor(), A.rows()) {
     require(p.degree >= 1, "chebyshev: degree must be >= 1, got " + std::to_string(p.degree));
-    require(p.upper_fraction > 0, "chebyshev: upper_fraction must be > 0, got " +
-                                      std::to_string(p.upper_fraction));
+    require(p.upper_fraction > 0,
+            "chebyshev: upper_fraction must be > 0, got " + std::to_string(p.upper_fraction));
     if (p.kind == ChebyshevParams::Kind::first) {
       require(p.lower_fraction > 0 && p.lower_fraction < p.upper_fraction,
               "chebyshev: lower_fraction must lie in (0, upper_fraction), got " +
@@ -162,8 +149,8 @@ class ChebyshevSmoother final : public Smoother<T> {
       }
       spmv(A_, p_, t_);
       executor().visit([&](const auto& e) {
-        kernels::solver::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(),
-                                        r_.data(), p_.data(), x.data());
+        kernels::solver::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(), r_.data(),
+                                        p_.data(), x.data());
       });
     }
   }
@@ -195,17 +182,17 @@ std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const Smoother
         return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_diagonal,
                                                      "jacobi");
       }
-      require(p.estimation_steps >= 1 && p.estimation_steps <= 10,
-              "jacobi: estimation_steps must be in [1, 10], got " +
-                  std::to_string(p.estimation_steps));
+      require(
+          p.estimation_steps >= 1 && p.estimation_steps <= 10,
+          "jacobi: estimation_steps must be in [1, 10], got " + std::to_string(p.estimation_steps));
       require(p.omega > 0 && std::isfinite(p.omega),
               "jacobi: omega must be positive, got " + std::to_string(p.omega));
       // omega * 4 / (3 rho(D^-1 A)), rho from the smoother's own D^-1.
-      Vector<T> d = compute_scaling(A, Scaling::inverse_diagonal, "jacobi");
+      Vector<T> d = detail::checked_diagonal_scaling(A, Scaling::inverse_diagonal, "jacobi");
       const double rho = arnoldi_spectral_radius(A, d, p.estimation_steps);
-      require(rho > 0 && std::isfinite(rho),
-              "jacobi: the estimated spectral radius of D^-1 A is " + std::to_string(rho) +
-                  "; expected a positive number");
+      require(rho > 0 && std::isfinite(rho), "jacobi: the estimated spectral radius of D^-1 A is " +
+                                                 std::to_string(rho) +
+                                                 "; expected a positive number");
       return std::make_unique<DiagonalSmoother<T>>(A, p.omega * 4.0 / (3.0 * rho), std::move(d),
                                                    "jacobi");
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/solver/diagonal.hpp"
 #include "kernels/solver/solver_kernels.hpp"
 
 namespace strata {
@@ -24,25 +25,7 @@ Vector<double> start_vector(const Executor& exec, size_type n) {
   return v;
 }
 
-/// d_i = 1 / a_ii on A's executor; throws when a diagonal is zero or missing.
-template <class T>
-Vector<T> inverse_diagonal(const CsrMatrix<T>& A, const char* caller) {
-  if (A.rows() != A.cols()) {
-    throw dimension_mismatch(std::string(caller) + ": A must be square, it is " +
-                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
-  }
-  Vector<T> d(A.executor(), A.rows());
-  const size_type bad = A.executor().visit([&](const auto& e) {
-    return kernels::solver::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
-                                             A.values().data(),
-                                             kernels::solver::Scaling::inverse_diagonal, d.data());
-  });
-  if (bad >= 0) {
-    throw invalid_argument(std::string(caller) + ": row " + std::to_string(bad) +
-                           " has a zero, missing or non-finite diagonal entry");
-  }
-  return d;
-}
+using kernels::solver::Scaling;
 
 /// Number of eigenvalues of the symmetric tridiagonal (alpha, beta) below x
 /// (Sturm sequence).
@@ -164,20 +147,11 @@ double lanczos_max_eigenvalue(const CsrMatrix<T>& A, int steps) {
   require(steps >= 1, "lanczos_max_eigenvalue: steps must be >= 1, got " + std::to_string(steps));
   const Executor& exec = A.executor();
   const size_type n = A.rows();
-  Vector<T> d = inverse_diagonal(A, "lanczos_max_eigenvalue");
+  // S = D^-1/2, the similarity that makes D^-1 A symmetric; it needs a_ii > 0.
+  Vector<T> s = detail::checked_diagonal_scaling(
+      A, Scaling::inverse_sqrt_diagonal, "lanczos_max_eigenvalue",
+      " (Lanczos on D^-1 A needs a positive diagonal; use arnoldi_spectral_radius)");
   if (n == 0) return 0.0;
-  // D^-1/2: the similarity that makes D^-1 A symmetric needs a_ii > 0.
-  const auto dh = d.to_vector();
-  for (size_type i = 0; i < n; ++i) {
-    if (!(dh[i] > 0)) {
-      throw invalid_argument("lanczos_max_eigenvalue: row " + std::to_string(i) +
-                             " has a diagonal entry <= 0; Lanczos on D^-1 A needs a positive "
-                             "diagonal (use arnoldi_spectral_radius)");
-    }
-  }
-  std::vector<double> sqrt_d(dh.size());
-  for (std::size_t i = 0; i < dh.size(); ++i) sqrt_d[i] = std::sqrt(dh[i]);
-  Vector<T> s(Array<T>(exec, sqrt_d));
   Vector<T> v = start_vector(exec, n), v_old(exec, n, 0.0), w(exec, n), t(exec, n);
   scale(1.0 / norm2(v), v);
   std::vector<double> alpha, beta;
@@ -222,7 +196,10 @@ template <class T>
 double arnoldi_spectral_radius(const CsrMatrix<T>& A, int steps) {
   require(steps >= 1 && steps <= 10,
           "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
-  return arnoldi_spectral_radius(A, inverse_diagonal(A, "arnoldi_spectral_radius"), steps);
+  return arnoldi_spectral_radius(
+      A,
+      detail::checked_diagonal_scaling(A, Scaling::inverse_diagonal, "arnoldi_spectral_radius"),
+      steps);
 }
 
 template <class T>

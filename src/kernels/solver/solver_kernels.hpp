@@ -16,12 +16,16 @@ enum class Scaling : int {
   inverse_diagonal = 0,
   /// d_i = 1 / sum_j |a_ij| (the l1 row norm)
   inverse_l1_norm = 1,
+  /// d_i = sqrt(1 / a_ii), for the symmetric scaling D^-1/2 A D^-1/2 of
+  /// Lanczos; a_ii must be positive.
+  inverse_sqrt_diagonal = 2,
 };
 
 /// Writes d_i for every row (see Scaling) and returns the first row whose
 /// diagonal entry is zero, missing or not finite (or -1 when there is none).
 /// For inverse_l1_norm the check is on a_ii as well: l1-Jacobi still needs a
-/// diagonal to be a sensible smoother.
+/// diagonal to be a sensible smoother; for inverse_sqrt_diagonal a_ii must
+/// also be positive.
 template <class Exec, class T>
 size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* row_ptr,
                            const index_type* col_idx, const T* values, Scaling scaling, T* d);

@@ -1,5 +1,6 @@
 // Single-source bodies of solver_kernels.hpp.
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -13,6 +14,7 @@ size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* 
                            const index_type* col_idx, const T* values, Scaling scaling, T* d) {
   constexpr size_type none = std::numeric_limits<size_type>::max();
   const bool l1 = scaling == Scaling::inverse_l1_norm;
+  const bool root = scaling == Scaling::inverse_sqrt_diagonal;
   const size_type bad = transform_reduce(
       exec, rows, none,
       [=] STRATA_HD(size_type i) -> size_type {
@@ -23,8 +25,10 @@ size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* 
           norm += v < T{0} ? -v : v;
         }
         const T scale = l1 ? norm : diag;
-        const bool usable = diag != T{0} && diag - diag == T{0};  // nonzero and finite
-        d[i] = usable ? T{1} / scale : T{0};
+        // Nonzero (positive for the square root) and finite.
+        const bool usable = (root ? diag > T{0} : diag != T{0}) && diag - diag == T{0};
+        const T inverse = usable ? T{1} / scale : T{0};
+        d[i] = root ? std::sqrt(inverse) : inverse;
         return usable ? none : i;
       },
       ops::Min{});
