@@ -9,8 +9,9 @@
 //
 // Cases (all by default):
 //   poisson7-256       7-point Laplacian 256^3, PMIS + ext+i, Pmax 4
-//   poisson7-256-agg   the same with one level of aggressive coarsening (A1,
-//                      two-stage ext)
+//   poisson7-256-agg   the same with one level of aggressive coarsening (the
+//                      defaults: A2, two-stage ext+e; --num-paths and
+//                      --aggressive-interpolation change them)
 //   diffusion27-192    27-point operator 192^3
 //   poisson7-64        7-point Laplacian 64^3
 // --n N replaces the size of every case (quick runs on the host).
@@ -64,8 +65,8 @@ struct Options {
   amg::Interpolation interpolation = amg::Interpolation::mm_ext_i;
   int pmax = 4;
   int stage_pmax = -1;
-  int num_paths = 1;
-  amg::Interpolation aggressive_interpolation = amg::Interpolation::mm_ext;
+  int num_paths = amg::ClassicalParams{}.aggressive_num_paths;
+  amg::Interpolation aggressive_interpolation = amg::ClassicalParams{}.aggressive_interpolation;
   bool summary = false;
   bool profile = false;
   std::string json;

@@ -57,6 +57,9 @@ struct SolveOptions {
   int pmax = 4;
   double truncation = 0.0;
   int aggressive_levels = 0;
+  std::string aggressive_interpolation = amg::to_string(amg::ClassicalParams{}.aggressive_interpolation);
+  int aggressive_paths = amg::ClassicalParams{}.aggressive_num_paths;
+  int aggressive_stage_pmax = amg::ClassicalParams{}.aggressive_stage_max_elements;
   // aggregation
   double aggregation_strength = -1;
   int dimension = 3;
@@ -82,6 +85,13 @@ amg::Interpolation parse_interpolation(const std::string& name) {
   throw invalid_argument("--interpolation '" + name + "': expected direct, ext, ext+i or ext+e");
 }
 
+amg::Interpolation parse_aggressive_interpolation(const std::string& name) {
+  if (name == "ext") return amg::Interpolation::mm_ext;
+  if (name == "ext+e") return amg::Interpolation::mm_ext_e;
+  throw invalid_argument("--aggressive-interpolation '" + name +
+                         "': expected ext or ext+e (the two-stage interpolations)");
+}
+
 SmootherParams parse_smoother(const std::string& name, double omega, int degree) {
   if (name == "jacobi") return JacobiParams{.omega = omega};
   if (name == "l1jacobi") return L1JacobiParams{.omega = omega};
@@ -105,7 +115,10 @@ std::unique_ptr<amg::Hierarchy<double>> make_amg(const SolveOptions& o, const Cs
         .interpolation = parse_interpolation(o.interpolation),
         .max_elements_per_row = o.pmax,
         .truncation_factor = o.truncation,
-        .aggressive_levels = o.aggressive_levels});
+        .aggressive_levels = o.aggressive_levels,
+        .aggressive_interpolation = parse_aggressive_interpolation(o.aggressive_interpolation),
+        .aggressive_num_paths = o.aggressive_paths,
+        .aggressive_stage_max_elements = o.aggressive_stage_pmax});
   } else if (o.amg == "aggregation") {
     coarsening = amg::make_aggregation_coarsening<double>(
         amg::AggregationParams{.strength_threshold = o.aggregation_strength,
@@ -351,7 +364,10 @@ void apply_config(SolveOptions& o, const CLI::App& cmd) {
                            {"interpolation", unless("--interpolation", text(o.interpolation, q + ".interpolation"))},
                            {"max_elements_per_row", unless("--pmax", integer(o.pmax, q + ".max_elements_per_row"))},
                            {"truncation_factor", unless("--truncation", number(o.truncation, q + ".truncation_factor"))},
-                           {"aggressive_levels", unless("--aggressive-levels", integer(o.aggressive_levels, q + ".aggressive_levels"))}});
+                           {"aggressive_levels", unless("--aggressive-levels", integer(o.aggressive_levels, q + ".aggressive_levels"))},
+                           {"aggressive_interpolation", unless("--aggressive-interpolation", text(o.aggressive_interpolation, q + ".aggressive_interpolation"))},
+                           {"aggressive_num_paths", unless("--aggressive-paths", integer(o.aggressive_paths, q + ".aggressive_num_paths"))},
+                           {"aggressive_stage_max_elements", unless("--aggressive-stage-pmax", integer(o.aggressive_stage_pmax, q + ".aggressive_stage_max_elements"))}});
                      }},
                     {"aggregation", [&](const json& g) {
                        const std::string q = p + ".aggregation";
@@ -402,7 +418,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
                         "Jacobi with omega = 4/(3 rho) for aggregation)")
       ->capture_default_str();
   amg_group->add_option("--max-levels", o->max_levels, "Most levels")->capture_default_str();
-  amg_group->add_option("--coarse-size", o->coarse_size, "Rows solved directly")
+  amg_group->add_option("--coarse-size", o->coarse_size,
+                        "Target rows of the coarsest level (solved directly)")
       ->capture_default_str();
   amg_group->add_option("--strength", o->strength_threshold,
                         "Classical strength threshold theta")->capture_default_str();
@@ -416,6 +433,14 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       ->capture_default_str();
   amg_group->add_option("--aggressive-levels", o->aggressive_levels,
                         "Levels of aggressive coarsening")->capture_default_str();
+  amg_group->add_option("--aggressive-interpolation", o->aggressive_interpolation,
+                        "Each stage of the two-stage interpolation: ext or ext+e")
+      ->capture_default_str();
+  amg_group->add_option("--aggressive-paths", o->aggressive_paths,
+                        "Second-pass strength: 1 (A1) or 2 (A2)")->capture_default_str();
+  amg_group->add_option("--aggressive-stage-pmax", o->aggressive_stage_pmax,
+                        "Entries per row of each stage P1, P2 (0: no limit)")
+      ->capture_default_str();
   amg_group->add_option("--aggregation-strength", o->aggregation_strength,
                         "Aggregation strength alpha (< 0: 0.5 in 3D, 0.25 in 2D)")
       ->capture_default_str();

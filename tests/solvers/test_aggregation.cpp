@@ -464,6 +464,7 @@ TEST_P(AggregationAmg, EveryOuterMethodAndFlavourConverges) {
   for (const auto& c : cases) {
     auto hp = kcycle_params(c.cycle);
     hp.kcycle_flavour = c.flavour;
+    hp.coarse_size = 50;  // three levels, so that the K-cycle has an inner Krylov level
     Hierarchy<double> H(A, aggregation(3), hp);
     EXPECT_EQ(H.is_fixed(), c.cycle != CycleType::K) << c.name;
     Vector<double> x(exec(), A.rows(), 0.0);
@@ -535,9 +536,10 @@ TEST_P(AggregationAmg, ResetupKeepsTheAggregatesAndEqualsAFreshSetup) {
 
 TEST_P(AggregationAmg, GalerkinBySpgemmBuildsTheSameHierarchy) {
   const auto A = gallery::poisson2d(exec(), 64, 64);
-  Hierarchy<double> sorted(A, aggregation(2));
+  Hierarchy<double> sorted(A, aggregation(2), {.coarse_size = 100});
   Hierarchy<double> spgemm(
-      A, amg::make_aggregation_coarsening<double>({.dimension = 2, .galerkin_by_spgemm = true}));
+      A, amg::make_aggregation_coarsening<double>({.dimension = 2, .galerkin_by_spgemm = true}),
+      {.coarse_size = 100});
   // Level 1 comes from the same aggregates; below, rounding differences in
   // the two products may tip a borderline strength comparison.
   ASSERT_GE(sorted.num_levels(), 3);

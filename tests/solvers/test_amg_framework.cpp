@@ -59,6 +59,30 @@ class LinearInterpolation1D final : public amg::Coarsening<double> {
   std::string name() const override { return "1D linear interpolation (test)"; }
 };
 
+/// Aggregates of `ratio` consecutive points, piecewise-constant P: a
+/// coarsening ratio as large as aggregation's in 3D.
+class Blocks1D final : public amg::Coarsening<double> {
+ public:
+  explicit Blocks1D(size_type ratio) : ratio_(ratio) {}
+  std::optional<amg::Transfer<double>> coarsen(const CsrMatrix<double>& A, int,
+                                               amg::StageTimes&) override {
+    const size_type n = A.rows(), nc = (n + ratio_ - 1) / ratio_;
+    std::vector<offset_type> rp(n + 1);
+    std::vector<index_type> ci(n);
+    for (size_type i = 0; i < n; ++i) rp[i + 1] = offset_type(i + 1), ci[i] = index_type(i / ratio_);
+    const auto h = Executor::host();
+    CsrMatrix<double> P(n, nc, Array<offset_type>(h, rp), Array<index_type>(h, ci),
+                        Array<double>(h, std::vector<double>(n, 1.0)));
+    amg::Transfer<double> t{P.to(A.executor()), {}};
+    t.R = transpose(t.P);
+    return t;
+  }
+  std::string name() const override { return "1D blocks (test)"; }
+
+ private:
+  size_type ratio_;
+};
+
 std::unique_ptr<amg::Coarsening<double>> linear1d() {
   return std::make_unique<LinearInterpolation1D>();
 }
@@ -73,6 +97,24 @@ TEST_P(AmgFramework, OneLevelIsADirectSolve) {
   Vector<double> b(Array<double>(exec(), test::random_values(200, 1))), x(exec(), 200);
   H.apply(b, x);
   EXPECT_LT(test::relative_residual(A, b, x), 1e-12);
+}
+
+TEST_P(AmgFramework, CoarsestLevelIsTheLevelNearestCoarseSize) {
+  // Ratio 10 from 100,000 rows: 10,000, 1,000, 100. With coarse_size 600 the
+  // first level at most 600 rows has 100, but 1,000 is nearer 600 in ratio
+  // (1000 / 600 < 600 / 100): the hierarchy stops there.
+  const auto A = laplacian1d(exec(), 100000);
+  amg::Hierarchy<double> H(A, std::make_unique<Blocks1D>(10), {.coarse_size = 600});
+  ASSERT_EQ(H.num_levels(), 3);
+  EXPECT_EQ(H.level_matrix(2).rows(), 1000);
+  // With coarse_size 200, 100 is the nearer (1000 / 200 > 200 / 100).
+  amg::Hierarchy<double> H200(A, std::make_unique<Blocks1D>(10), {.coarse_size = 200});
+  ASSERT_EQ(H200.num_levels(), 4);
+  EXPECT_EQ(H200.level_matrix(3).rows(), 100);
+  // Level 0 is always coarsened when it is larger than coarse_size.
+  const auto small = laplacian1d(exec(), 1000);
+  amg::Hierarchy<double> S(small, std::make_unique<Blocks1D>(10), {.coarse_size = 600});
+  EXPECT_EQ(S.num_levels(), 2);
 }
 
 TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {

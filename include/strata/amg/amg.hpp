@@ -5,9 +5,9 @@
 ///
 /// A coarsening turns a level's matrix A into transfer operators P and R
 /// (R = P^T stored explicitly); the Galerkin product R A P gives the next
-/// level. Setup stops at `max_levels`, when a level has at most
-/// `coarse_size` rows, or when the coarsening cannot reduce the size
-/// further. The coarsest level is solved directly (a dense inverse, on the
+/// level. Setup stops at `max_levels`, at the level nearest `coarse_size`
+/// rows (see HierarchyParams::coarse_size), or when the coarsening cannot
+/// reduce the size further. The coarsest level is solved directly (a dense inverse, on the
 /// device for a device hierarchy). Everything lives on A's executor.
 
 #include <chrono>
@@ -107,7 +107,11 @@ const char* to_string(CycleType type) noexcept;
 /// Parameters of the hierarchy and its cycle.
 struct HierarchyParams {
   int max_levels = 25;
-  /// A level with at most this many rows is solved directly.
+  /// Target size of the coarsest level, which is solved directly. Setup
+  /// stops at the first level with at most this many rows, or one level
+  /// earlier when that level is nearer the target in ratio (its rows /
+  /// coarse_size < coarse_size / the next level's rows) and has at most 4096
+  /// rows (a dense inverse). Level 0 is always coarsened when it is larger.
   size_type coarse_size = 600;
   CycleType cycle = CycleType::V;
   /// K-cycle only: levels 0 .. kcycle_levels-1 compute their coarse-grid
