@@ -289,6 +289,7 @@ int run_solve(const SolveOptions& o, const Common& c) {
       j["levels"] = levels;
       j["operator_complexity"] = summary->operator_complexity;
       j["grid_complexity"] = summary->grid_complexity;
+      j["coarse_solver"] = summary->coarse_solver;
     }
     if (resetup_seconds >= 0) j["resetup_seconds"] = resetup_seconds;
     std::printf("%s\n", j.dump(2).c_str());

@@ -110,8 +110,8 @@ struct HierarchyParams {
   /// Target size of the coarsest level, which is solved directly. Setup
   /// stops at the first level with at most this many rows, or one level
   /// earlier when that level is nearer the target in ratio (its rows /
-  /// coarse_size < coarse_size / the next level's rows) and has at most 4096
-  /// rows (a dense inverse). Level 0 is always coarsened when it is larger.
+  /// coarse_size < coarse_size / the next level's rows) and has at most
+  /// twice coarse_size rows. Level 0 is always coarsened when it is larger.
   size_type coarse_size = 600;
   CycleType cycle = CycleType::V;
   /// K-cycle only: levels 0 .. kcycle_levels-1 compute their coarse-grid
@@ -162,6 +162,9 @@ struct HierarchySummary {
   double operator_complexity = 0;
   /// sum of rows over levels / rows of level 0.
   double grid_complexity = 0;
+  /// How the coarsest level is solved: "dense inverse of N rows", or
+  /// smoothing sweeps and why (too many rows, or a singular matrix).
+  std::string coarse_solver;
   StageTimes setup_stage_seconds;
   double setup_seconds = 0;
   /// The last value-only resetup (0 when there was none).

@@ -16,7 +16,10 @@ void csr_to_dense(const Exec& exec, size_type n, const offset_type* row_ptr,
                   const index_type* col_idx, const T* values, T* dense);
 
 /// Replaces the column-major n x n `dense` by its inverse (LU with partial
-/// pivoting). Returns -1, or the elimination step at which the largest
+/// pivoting; the CUDA backend first tries Cholesky when the matrix is
+/// exactly symmetric, which halves the factorisation and inversion work of
+/// the usual SPD coarse matrix, and falls back to LU when it is not positive
+/// definite). Returns -1, or the elimination step at which the largest
 /// remaining pivot was zero or below `singular_tolerance` times the largest
 /// entry of the matrix (the matrix is singular to working precision).
 template <class Exec, class T>
@@ -25,5 +28,11 @@ size_type dense_invert(const Exec& exec, size_type n, T* dense, T singular_toler
 /// y = M x for the column-major n x n M.
 template <class Exec, class T>
 void dense_matvec(const Exec& exec, size_type n, const T* M, const T* x, T* y);
+/// The same on the GPU with a block per 32 rows and the columns split among
+/// its warps: the coarsest level has only a few hundred to a few thousand
+/// rows, too few for a thread per row to hide the latency of its n loads
+/// (backend/cuda/amg/coarse_solve_kernels.cu).
+template <class T>
+void dense_matvec(const CudaExec& exec, size_type n, const T* M, const T* x, T* y);
 
 }  // namespace strata::kernels::amg

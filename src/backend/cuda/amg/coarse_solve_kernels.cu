@@ -1,8 +1,11 @@
-// CUDA coarse-level kernels: the inverse by cuSOLVER's LU (getrf) and
-// triangular solves against the identity (getrs), all on the device.
+// CUDA coarse-level kernels: the inverse by cuSOLVER (Cholesky and its
+// inverse for a symmetric positive definite matrix, else LU and triangular
+// solves against the identity), all on the device, and a dense mat-vec
+// shaped for a few thousand rows.
 
 #include <cusolverDn.h>
 
+#include <algorithm>
 #include <string>
 
 #include "backend/cuda/base/parallel.cuh"
@@ -18,6 +21,98 @@ void check_cusolver(cusolverStatus_t status, const char* call) {
   }
 }
 #define STRATA_CUSOLVER_CHECK(call) check_cusolver((call), #call)
+
+/// The first k in [0, n) with |d_k| <= threshold, d_k = diag[k * (n + 1)]
+/// (a pivot or Cholesky diagonal), or -1.
+size_type first_small_diagonal(const CudaExec& exec, size_type n, const double* diag,
+                               double threshold) {
+  return transform_reduce(
+      exec, n, size_type{-1},
+      [=] __device__(size_type k) -> size_type {
+        const double d = diag[k * (n + 1)];
+        return (d < 0 ? -d : d) <= threshold ? k : size_type{-1};
+      },
+      [] __device__(size_type x, size_type y) -> size_type {
+        return x < 0 ? y : (y < 0 ? x : (x < y ? x : y));
+      });
+}
+
+int read_info(const CudaExec& exec, const int* info) {
+  int host = 0;
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(&host, info, sizeof(int), cudaMemcpyDeviceToHost,
+                                    cuda_detail::stream_of(exec)));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream_of(exec)));
+  return host;
+}
+
+/// Cholesky of a copy of the symmetric `a`, then its inverse into `a`.
+/// False (a untouched) when the matrix is not positive definite or its
+/// Cholesky diagonal is small: the LU path then decides and reports.
+bool cholesky_invert(const CudaExec& exec, cusolverDnHandle_t handle, size_type n, double* a,
+                     double max_entry, double singular_tolerance) {
+  const int m = static_cast<int>(n);
+  cuda_detail::ScratchBuffer copy(exec, sizeof(double) * static_cast<std::size_t>(n * n));
+  cuda_detail::ScratchBuffer info(exec, sizeof(int));
+  double* c = copy.as<double>();
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(c, a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice,
+                                    cuda_detail::stream_of(exec)));
+  int work_size = 0, inverse_work_size = 0;
+  STRATA_CUSOLVER_CHECK(
+      cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, m, c, m, &work_size));
+  STRATA_CUSOLVER_CHECK(
+      cusolverDnDpotri_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, m, c, m, &inverse_work_size));
+  cuda_detail::ScratchBuffer work(
+      exec, sizeof(double) * static_cast<std::size_t>(std::max(work_size, inverse_work_size)));
+  STRATA_CUSOLVER_CHECK(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, m, c, m,
+                                         work.as<double>(), work_size, info.as<int>()));
+  if (read_info(exec, info.as<int>()) != 0) return false;
+  // l_kk^2 plays the part of an LU pivot.
+  const double* l = c;
+  const size_type small = transform_reduce(
+      exec, n, size_type{-1},
+      [=] __device__(size_type k) -> size_type {
+        const double d = l[k * (n + 1)];
+        return d * d <= singular_tolerance * max_entry ? k : size_type{-1};
+      },
+      [] __device__(size_type x, size_type y) -> size_type {
+        return x < 0 ? y : (y < 0 ? x : (x < y ? x : y));
+      });
+  if (small >= 0) return false;
+  STRATA_CUSOLVER_CHECK(cusolverDnDpotri(handle, CUBLAS_FILL_MODE_LOWER, m, c, m,
+                                         work.as<double>(), inverse_work_size, info.as<int>()));
+  if (read_info(exec, info.as<int>()) != 0) return false;
+  // potri leaves the inverse in the lower triangle: mirror it.
+  parallel_for(exec, n * n, [=] __device__(size_type k) {
+    const size_type i = k % n, j = k / n;  // a[k] = a_ij, column-major
+    a[k] = i >= j ? c[k] : c[i * n + j];
+  });
+  return true;
+}
+
+constexpr int matvec_rows = 32;  // rows per block: one per lane
+constexpr int matvec_warps = 8;  // column slices per block
+
+__global__ void __launch_bounds__(matvec_rows* matvec_warps)
+    dense_matvec_kernel(size_type n, const double* __restrict__ M, const double* __restrict__ x,
+                        double* __restrict__ y) {
+  __shared__ double partial[matvec_warps][matvec_rows];
+  const int lane = static_cast<int>(threadIdx.x % matvec_rows);
+  const int warp = static_cast<int>(threadIdx.x / matvec_rows);
+  const size_type i = static_cast<size_type>(blockIdx.x) * matvec_rows + lane;
+  double sum = 0;
+  if (i < n) {
+    // Lanes read 32 consecutive rows of one column: coalesced.
+    for (size_type j = warp; j < n; j += matvec_warps) sum += M[j * n + i] * x[j];
+  }
+  partial[warp][lane] = sum;
+  __syncthreads();
+  if (warp == 0 && i < n) {
+    double total = 0;
+    for (int w = 0; w < matvec_warps; ++w) total += partial[w][lane];
+    y[i] = total;
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -35,13 +130,17 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   const double max_entry = transform_reduce(
       exec, n * n, 0.0, [=] __device__(size_type k) { return a[k] < 0 ? -a[k] : a[k]; },
       ops::Max{});
-  cusolverDnHandle_t handle = nullptr;
-  STRATA_CUSOLVER_CHECK(cusolverDnCreate(&handle));
-  struct HandleGuard {
-    cusolverDnHandle_t h;
-    ~HandleGuard() { cusolverDnDestroy(h); }
-  } guard{handle};
-  STRATA_CUSOLVER_CHECK(cusolverDnSetStream(handle, stream));
+  cusolverDnHandle_t handle = exec.context().cusolver();
+  const bool symmetric =
+      transform_reduce(
+          exec, n * n, 0,
+          [=] __device__(size_type k) {
+            const size_type i = k % n, j = k / n;
+            return a[k] != a[i * n + j] ? 1 : 0;
+          },
+          ops::Max{}) == 0;
+  if (symmetric && cholesky_invert(exec, handle, n, a, max_entry, singular_tolerance)) return -1;
+
   int work_size = 0;
   const int m = static_cast<int>(n);
   STRATA_CUSOLVER_CHECK(cusolverDnDgetrf_bufferSize(handle, m, m, a, m, &work_size));
@@ -52,16 +151,7 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   STRATA_CUSOLVER_CHECK(cusolverDnDgetrf(handle, m, m, a, m, work.as<double>(), pivots.as<int>(),
                                          info.as<int>()));
   // Smallest |u_kk|: singular to working precision when below the tolerance.
-  const double* lu = a;
-  const size_type smallest = transform_reduce(
-      exec, n, size_type{-1},
-      [=] __device__(size_type k) -> size_type {
-        const double u = lu[k * (n + 1)];
-        return (u < 0 ? -u : u) <= singular_tolerance * max_entry ? k : size_type{-1};
-      },
-      [] __device__(size_type x, size_type y) -> size_type {
-        return x < 0 ? y : (y < 0 ? x : (x < y ? x : y));
-      });
+  const size_type smallest = first_small_diagonal(exec, n, a, singular_tolerance * max_entry);
   if (smallest >= 0) return smallest;
   detail::set_identity(exec, n, identity.as<double>());
   STRATA_CUSOLVER_CHECK(cusolverDnDgetrs(handle, CUBLAS_OP_N, m, m, a, m, pivots.as<int>(),
@@ -72,10 +162,21 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   return -1;
 }
 
+template <class T>
+void dense_matvec(const CudaExec& exec, size_type n, const T* M, const T* x, T* y) {
+  static_assert(std::is_same_v<T, double>, "the CUDA coarse solver is instantiated for double");
+  if (n == 0) return;
+  cuda_detail::activate(exec);
+  const auto blocks = static_cast<unsigned>((n + matvec_rows - 1) / matvec_rows);
+  dense_matvec_kernel<<<blocks, matvec_rows * matvec_warps, 0, cuda_detail::stream_of(exec)>>>(
+      n, M, x, y);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+}
+
 template void csr_to_dense<CudaExec, double>(const CudaExec&, size_type, const offset_type*,
                                              const index_type*, const double*, double*);
 template size_type dense_invert<CudaExec, double>(const CudaExec&, size_type, double*, double);
-template void dense_matvec<CudaExec, double>(const CudaExec&, size_type, const double*,
-                                             const double*, double*);
+template void dense_matvec<double>(const CudaExec&, size_type, const double*, const double*,
+                                   double*);
 
 }  // namespace strata::kernels::amg
