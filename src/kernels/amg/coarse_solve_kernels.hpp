@@ -17,8 +17,8 @@ void csr_to_dense(const Exec& exec, size_type n, const offset_type* row_ptr,
 
 /// Replaces the column-major n x n `dense` by its inverse (LU with partial
 /// pivoting; the CUDA backend first tries Cholesky when the matrix is
-/// exactly symmetric, which halves the factorisation and inversion work of
-/// the usual SPD coarse matrix, and falls back to LU when it is not positive
+/// symmetric to rounding, which makes the inverse of the usual SPD coarse
+/// matrix twice as fast, and falls back to LU when it is not positive
 /// definite). Returns -1, or the elimination step at which the largest
 /// remaining pivot was zero or below `singular_tolerance` times the largest
 /// entry of the matrix (the matrix is singular to working precision).
