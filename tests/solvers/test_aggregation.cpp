@@ -418,7 +418,7 @@ TEST_P(AggregationAmg, AnisotropicHierarchyLooksLikeTableOne) {
 
 TEST_P(AggregationAmg, KcycleIsGridIndependentOnPoisson) {
   // 7-point Poisson: FCG + K-cycle iterations grow by at most 30% from 32^3
-  // to 64^3 (on the GPU: 64^3 to 256^3 in the benchmark).
+  // to 64^3 (on the GPU: 64^3 to 256^3, AggregationDevice below).
   std::vector<int> iterations;
   for (size_type n : {size_type{32}, size_type{64}}) {
     const auto A = gallery::poisson3d(exec(), n, n, n);
@@ -578,6 +578,27 @@ TEST(AggregationDevice, HostAndDeviceBuildTheSameHierarchy) {
                          std::string(problem) + " level " + std::to_string(l + 1));
     }
   }
+}
+
+TEST(AggregationDevice, KcycleGrowthFrom64To256IsAtMostThirtyPercent) {
+  // The grid-independence target at its sizes, with the defaults (two
+  // K-cycle levels, CG flavour, FCG outside).
+  STRATA_REQUIRE_DEVICE();
+  const auto d = Executor::cuda();
+  std::vector<int> iterations;
+  for (size_type n : {size_type{64}, size_type{128}, size_type{256}}) {
+    const auto A = gallery::poisson3d(d, n, n, n);
+    Hierarchy<double> H(A, aggregation(3), kcycle_params());
+    MatrixOperator<double> op(A);
+    Vector<double> b(d, A.rows(), 1.0), x(d, A.rows(), 0.0);
+    const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &H);
+    EXPECT_TRUE(info.converged()) << info.message;
+    std::printf("  [ %lld^3 ] %d levels (coarsest %s), FCG + K-cycle %d iterations\n",
+                (long long)n, H.num_levels(), H.summary().coarse_solver.c_str(), info.iterations);
+    iterations.push_back(info.iterations);
+  }
+  EXPECT_LE(iterations[2], 1.3 * iterations[0]);
+  EXPECT_LE(iterations[1], 1.3 * iterations[0]);
 }
 
 // ------------------------------------------------------------ shared data
