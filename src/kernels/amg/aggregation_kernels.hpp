@@ -220,11 +220,5 @@ void galerkin_values(const Exec& exec, size_type rows, size_type coarse_nnz,
                      const offset_type* p_row_ptr, const GalerkinPlanView& plan, const T* a_values,
                      const T* p_values, T* slot_values, T* ac_values);
 
-/// Stable sort of (keys, values) by the low `bits` bits of the keys (the
-/// higher bits are zero): on the device a radix sort over those bits only.
-void sort_by_key_bits(const HostExec& exec, std::uint64_t* keys, offset_type* values, size_type n,
-                      int bits);
-void sort_by_key_bits(const CudaExec& exec, std::uint64_t* keys, offset_type* values, size_type n,
-                      int bits);
 
 }  // namespace strata::kernels::aggregation

@@ -633,7 +633,7 @@ GalerkinPlan galerkin_plan(const Exec& exec, size_type rows, const offset_type* 
   // 2c. Stable sort by key over the bits that n_c^2 needs.
   int bits = 1;
   while (bits < 64 && (std::uint64_t{1} << bits) < nc * nc) ++bits;
-  sort_by_key_bits(exec, key, ord, total, bits);
+  stable_sort_by_key(exec, key, ord, total, bits);  // a radix sort over `bits` on the device
 
   // 2d. Sources in sorted order.
   plan.left = Array<offset_type>(exec, total);

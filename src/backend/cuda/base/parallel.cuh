@@ -134,10 +134,15 @@ void inclusive_scan(const CudaExec& exec, const T* in, T* out, size_type n) {
   STRATA_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch.data(), bytes, in, out, n, stream));
 }
 
-/// Stable radix sort of (keys, values) by integer key.
+/// Stable radix sort of (keys, values) by integer key. Keys that are zero
+/// from bit `end_bit` up (row-column keys, aggregate pairs: about 2 log2(n)
+/// significant bits) sort in fewer radix passes: 48 bits instead of 64 at
+/// 10^7 unknowns saves two of CUB's eight 8-bit passes.
 template <class K, class V>
-void stable_sort_by_key(const CudaExec& exec, K* keys, V* values, size_type n) {
+void stable_sort_by_key(const CudaExec& exec, K* keys, V* values, size_type n,
+                        int end_bit = int(sizeof(K) * 8)) {
   if (n < 2) return;
+  end_bit = end_bit < 1 ? 1 : (end_bit > int(sizeof(K) * 8) ? int(sizeof(K) * 8) : end_bit);
   cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
   cuda_detail::ScratchBuffer alt_keys(exec, sizeof(K) * static_cast<std::size_t>(n));
@@ -145,11 +150,11 @@ void stable_sort_by_key(const CudaExec& exec, K* keys, V* values, size_type n) {
   cub::DoubleBuffer<K> k(keys, alt_keys.as<K>());
   cub::DoubleBuffer<V> v(values, alt_values.as<V>());
   std::size_t bytes = 0;
-  STRATA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, n, 0,
-                                                    int(sizeof(K) * 8), stream));
+  STRATA_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, n, 0, end_bit, stream));
   cuda_detail::ScratchBuffer scratch(exec, bytes);
-  STRATA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, k, v, n, 0,
-                                                    int(sizeof(K) * 8), stream));
+  STRATA_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, k, v, n, 0, end_bit, stream));
   if (k.Current() != keys) {
     STRATA_CUDA_CHECK(cudaMemcpyAsync(keys, k.Current(), sizeof(K) * n,
                                       cudaMemcpyDeviceToDevice, stream));

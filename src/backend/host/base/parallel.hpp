@@ -131,8 +131,12 @@ void inclusive_scan(const HostExec& exec, const T* in, T* out, size_type n) {
 
 /// Stable sort of (keys, values) by key: chunks sorted in parallel, then
 /// merged pairwise (std::merge keeps the first range's element first on ties).
+/// `end_bit` is the device backend's radix hint (keys are zero from that bit
+/// up); a comparison sort does not need it.
 template <class K, class V>
-void stable_sort_by_key(const HostExec& exec, K* keys, V* values, size_type n) {
+void stable_sort_by_key(const HostExec& exec, K* keys, V* values, size_type n,
+                        int end_bit = int(sizeof(K) * 8)) {
+  (void)end_bit;
   if (n < 2) return;
   using Pair = std::pair<K, V>;
   std::vector<Pair> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
