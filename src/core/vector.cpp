@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "kernels/blas/vector_kernels.hpp"
 
@@ -20,7 +21,73 @@ void agree(const char* op, const Vector<T>& a, const char* a_name, const Vector<
                              std::to_string(b.size()));
   }
 }
+/// Throws unless the host array `name` of op has `expected` entries.
+void require_entries(const char* op, const char* name, std::size_t actual, std::size_t expected,
+                     const char* meaning) {
+  if (actual != expected) {
+    throw dimension_mismatch(std::string(op) + ": " + name + " has " + std::to_string(actual) +
+                             " entries, expected " + std::to_string(expected) + " (" + meaning +
+                             ")");
+  }
+}
+
+/// Checks every V_j against w (executor, size, not w itself); returns their
+/// data pointers for the kernel.
+template <class T>
+std::vector<const T*> basis_pointers(const char* op, std::span<const Vector<T>> V,
+                                     const Vector<T>& w) {
+  std::vector<const T*> pointers(V.size());
+  for (std::size_t j = 0; j < V.size(); ++j) {
+    const std::string name = "V[" + std::to_string(j) + "]";
+    check_location(w.executor(), V[j].executor(), name.c_str(), "w");
+    if (V[j].size() != w.size()) {
+      throw dimension_mismatch(std::string(op) + ": " + name + " has " +
+                               std::to_string(V[j].size()) + " entries but w has " +
+                               std::to_string(w.size()));
+    }
+    if (V[j].data() == w.data() && w.size() > 0) {
+      throw invalid_argument(std::string(op) + ": w is " + name +
+                             "; it must be a vector outside V");
+    }
+    pointers[j] = V[j].data();
+  }
+  return pointers;
+}
+
 }  // namespace
+
+template <class T>
+void multi_dot(std::span<const Vector<T>> V, const Vector<T>& w, std::span<T> out) {
+  require_entries("multi_dot", "out", out.size(), V.size() + 1, "k + 1: V^T w, then w^T w");
+  const auto p = basis_pointers("multi_dot", V, w);
+  w.executor().visit([&](const auto& e) {
+    kernels::blas::multi_dot(e, w.size(), static_cast<int>(V.size()), p.data(), w.data(),
+                             out.data());
+  });
+}
+
+template <class T>
+void multi_axpy(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w) {
+  require_entries("multi_axpy", "h", h.size(), V.size(), "one per vector of V");
+  const auto p = basis_pointers("multi_axpy", V, w);
+  w.executor().visit([&](const auto& e) {
+    kernels::blas::multi_axpy(e, w.size(), static_cast<int>(V.size()), p.data(), h.data(),
+                              w.data());
+  });
+}
+
+template <class T>
+void multi_axpy_dot(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w,
+                    std::span<T> out) {
+  require_entries("multi_axpy_dot", "h", h.size(), V.size(), "one per vector of V");
+  require_entries("multi_axpy_dot", "out", out.size(), V.size() + 1,
+                  "k + 1: V^T w, then w^T w");
+  const auto p = basis_pointers("multi_axpy_dot", V, w);
+  w.executor().visit([&](const auto& e) {
+    kernels::blas::multi_axpy_dot(e, w.size(), static_cast<int>(V.size()), p.data(), h.data(),
+                                  w.data(), out.data());
+  });
+}
 
 template <class T>
 void axpy(T alpha, const Vector<T>& x, Vector<T>& y) {
@@ -121,7 +188,11 @@ std::pair<T, T> dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z)
   template void pointwise_multiply<T>(const Vector<T>&, const Vector<T>&, Vector<T>&); \
   template T axpy_norm2_squared<T>(T, const Vector<T>&, Vector<T>&);                  \
   template T pointwise_multiply_dot<T>(const Vector<T>&, const Vector<T>&, Vector<T>&); \
-  template std::pair<T, T> dot2<T>(const Vector<T>&, const Vector<T>&, const Vector<T>&);
+  template std::pair<T, T> dot2<T>(const Vector<T>&, const Vector<T>&, const Vector<T>&); \
+  template void multi_dot<T>(std::span<const Vector<T>>, const Vector<T>&, std::span<T>);  \
+  template void multi_axpy<T>(std::span<const T>, std::span<const Vector<T>>, Vector<T>&); \
+  template void multi_axpy_dot<T>(std::span<const T>, std::span<const Vector<T>>,          \
+                                  Vector<T>&, std::span<T>);
 STRATA_VECTOR_OPS(float)
 STRATA_VECTOR_OPS(double)
 

@@ -7,6 +7,7 @@
 /// bit. The fused operations exist because each saves a full pass over
 /// memory in the solvers' inner loops.
 
+#include <span>
 #include <utility>
 
 #include "strata/core/array.hpp"
@@ -82,5 +83,25 @@ T pointwise_multiply_dot(const Vector<T>& d, const Vector<T>& r, Vector<T>& z);
 /// Fused: returns {x^T y, x^T z} in one pass over x.
 template <class T>
 std::pair<T, T> dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z);
+
+// Multi-vector operations: classical Gram-Schmidt against k = V.size()
+// vectors (a Krylov basis). Each reads every V_j and w once per call and, on
+// a device, synchronises once (for k <= 32; larger k take one pass per 32
+// vectors), where k separate dots or axpys would read w k times and
+// synchronise k times. Coefficients and results are host values. All
+// vectors share w's executor and size.
+
+/// out[j] = V_j^T w for j < k, and out[k] = w^T w; out has k + 1 entries.
+template <class T>
+void multi_dot(std::span<const Vector<T>> V, const Vector<T>& w, std::span<T> out);
+/// w -= sum_j h_j V_j; h has k entries.
+template <class T>
+void multi_axpy(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w);
+/// Fused: w -= sum_j h_j V_j, then out[j] = V_j^T w and out[k] = w^T w of the
+/// new w (h has k entries, out k + 1): one Gram-Schmidt correction and the
+/// projections of its result in one pass. w must not be one of the V_j.
+template <class T>
+void multi_axpy_dot(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w,
+                    std::span<T> out);
 
 }  // namespace strata
