@@ -8,6 +8,7 @@
 #include <array>
 #include <tuple>
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ class Progress {
     inner_.combine({&v, 1});
     return v;
   }
+  /// Replaces local partial sums by the global ones, in place.
+  void combine(std::span<T> v) const { inner_.combine(v); }
   std::pair<T, T> combine(std::pair<T, T> v) const {
     std::array<T, 2> a{v.first, v.second};
     inner_.combine(a);
@@ -309,6 +312,15 @@ SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperat
 
 /// GMRES(m) with right preconditioning; `flexible` keeps Z = M V (FGMRES),
 /// which allows a preconditioner that changes between applications.
+///
+/// The Arnoldi step orthogonalises by classical Gram-Schmidt applied twice
+/// (CGS2): h1 = V^T w, w -= V h1, h2 = V^T w, w -= V h2, h = h1 + h2. CGS2
+/// keeps the basis orthogonal to working accuracy, as modified Gram-Schmidt
+/// does, but its projections against all j + 1 vectors are one multi-dot
+/// each: three passes over the basis and three synchronisations per step
+/// (the second correction is fused with the next projection, the last one
+/// with the norm), where MGS needs j + 1 dots, j + 1 axpys and j + 2
+/// synchronisations.
 template <class T>
 SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
                     const LinearOperator<T>& A, const Vector<T>& b, Vector<T>& x,
@@ -326,6 +338,9 @@ SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
   Vector<T> w(exec, n), z(exec, n);
   std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
   std::vector<double> cs(m), sn(m), g(m + 1), y(m);
+  // Projections of the two Gram-Schmidt passes and the final sums (each k
+  // entries and w^T w); the coefficients of the solution update.
+  std::vector<T> h1(m + 1), h2(m + 1), last(m + 1), coefficients(m);
 
   residual(A, b, x, V[0]);
   double beta = pr.norm(V[0]);
@@ -343,12 +358,20 @@ SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
         M->apply(V[j], zj);
         direction = &zj;
       }
-      A.apply(*direction, w);
-      for (int i = 0; i <= j; ++i) {  // modified Gram-Schmidt
-        H[i][j] = pr.dot(w, V[i]);
-        axpy(T(-H[i][j]), V[i], w);
-      }
-      H[j + 1][j] = pr.norm(w);
+      // The new direction is built in place in V[j + 1].
+      Vector<T>& v = V[j + 1];
+      A.apply(*direction, v);
+      const std::span<const Vector<T>> basis(V.data(), static_cast<std::size_t>(j + 1));
+      const auto sums = [&](std::vector<T>& s) { return std::span<T>(s.data(), j + 2); };
+      const auto coeffs = [&](std::vector<T>& s) { return std::span<const T>(s.data(), j + 1); };
+      multi_dot(basis, v, sums(h1));  // classical Gram-Schmidt, twice
+      pr.combine(sums(h1));
+      multi_axpy_dot(coeffs(h1), basis, v, sums(h2));
+      pr.combine(sums(h2));
+      multi_axpy_dot(coeffs(h2), basis, v, sums(last));
+      pr.combine(sums(last));
+      for (int i = 0; i <= j; ++i) H[i][j] = double(h1[i]) + double(h2[i]);
+      H[j + 1][j] = std::sqrt(double(last[j + 1]));
       for (int i = 0; i < j; ++i) {  // earlier Givens rotations
         const double h = cs[i] * H[i][j] + sn[i] * H[i + 1][j];
         H[i + 1][j] = -sn[i] * H[i][j] + cs[i] * H[i + 1][j];
@@ -378,7 +401,7 @@ SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
       // A zero new direction means the exact solution lies in the space
       // (a "happy" breakdown): finish the cycle; the update is exact.
       if (stop || h_next == 0.0) break;
-      axpby(T(1.0 / h_next), w, T{0}, V[j + 1]);
+      scale(T(1.0 / h_next), v);
     }
     // y = H^-1 g (upper triangular), then x += (Z or M V) y.
     for (int i = k - 1; i >= 0; --i) {
@@ -386,11 +409,14 @@ SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
       for (int l = i + 1; l < k; ++l) s -= H[i][l] * y[l];
       y[i] = s / H[i][i];
     }
+    // multi_axpy subtracts, so it takes -y.
+    for (int i = 0; i < k; ++i) coefficients[i] = T(-y[i]);
+    const std::span<const T> minus_y(coefficients.data(), static_cast<std::size_t>(k));
     if (flexible && M) {
-      for (int i = 0; i < k; ++i) axpy(T(y[i]), Z[i], x);
+      multi_axpy(minus_y, std::span<const Vector<T>>(Z.data(), k), x);
     } else {
-      axpby(T(y[0]), V[0], T{0}, w);
-      for (int i = 1; i < k; ++i) axpy(T(y[i]), V[i], w);
+      w.fill(T{0});
+      multi_axpy(minus_y, std::span<const Vector<T>>(V.data(), k), w);
       if (M) {
         M->apply(w, z);
         axpy(T{1}, z, x);
