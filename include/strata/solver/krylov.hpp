@@ -81,6 +81,10 @@ struct Cg {
 struct Bicgstab {
   KrylovParams params;
 };
+/// GMRES(m) and FGMRES(m) orthogonalise the Arnoldi basis by classical
+/// Gram-Schmidt applied twice (CGS2): as accurate as modified Gram-Schmidt,
+/// but each projection against the whole basis is one pass and one
+/// reduction (three per step instead of j + 2), which is what a GPU needs.
 struct Gmres {
   KrylovParams params;
   /// Krylov vectors kept before a restart (m of GMRES(m)).
