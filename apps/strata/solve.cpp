@@ -50,6 +50,7 @@ struct SolveOptions {
   /// with omega = 4 / (3 rho(D^-1 A)) for aggregation (the paper's).
   std::string amg_smoother = "auto";
   bool profile_levels = false;
+  bool drop_resetup_data = false;
   // classical
   double strength_threshold = 0.25;
   double max_row_sum = 1.0;
@@ -139,6 +140,7 @@ std::unique_ptr<amg::Hierarchy<double>> make_amg(const SolveOptions& o, const Cs
     hp.smoother = parse_smoother(o.amg_smoother, o.omega, o.degree);
   }
   hp.profile_levels = o.profile_levels;
+  hp.keep_resetup_data = !o.drop_resetup_data;
   hp.kcycle_levels = o.kcycle_levels;
   if (o.kcycle_flavour == "cg") hp.kcycle_flavour = amg::HierarchyParams::KcycleFlavour::cg;
   else if (o.kcycle_flavour == "gmres") hp.kcycle_flavour = amg::HierarchyParams::KcycleFlavour::gmres;
@@ -197,6 +199,9 @@ int run_solve(const SolveOptions& o, const Common& c) {
                                : analyze(A.to(Executor::host())).numerically_symmetric;
   }
 
+  if (o.resetup && o.drop_resetup_data) {
+    throw invalid_argument("--resetup needs the data that --drop-resetup-data frees; give one");
+  }
   if (o.precond == "amg" && o.cycle == "K" && (o.solver == "cg" || o.solver == "bicgstab")) {
     throw invalid_argument("--cycle K makes the preconditioner change from one application to "
                            "the next; use --solver fcg or fgmres (not " + o.solver + ")");
@@ -290,6 +295,7 @@ int run_solve(const SolveOptions& o, const Common& c) {
       j["operator_complexity"] = summary->operator_complexity;
       j["grid_complexity"] = summary->grid_complexity;
       j["coarse_solver"] = summary->coarse_solver;
+      j["hierarchy_bytes"] = summary->setup_bytes;
     }
     if (resetup_seconds >= 0) j["resetup_seconds"] = resetup_seconds;
     std::printf("%s\n", j.dump(2).c_str());
@@ -357,6 +363,11 @@ void apply_config(SolveOptions& o, const CLI::App& cmd) {
                     {"smoother", unless("--smoother", text(o.amg_smoother, p + ".smoother"))},
                     {"kcycle_levels", unless("--kcycle-levels", integer(o.kcycle_levels, p + ".kcycle_levels"))},
                     {"kcycle_flavour", unless("--kcycle-flavour", text(o.kcycle_flavour, p + ".kcycle_flavour"))},
+                    {"keep_resetup_data", unless("--drop-resetup-data", [&o, p](const json& v) {
+                       bool keep = true;
+                       boolean(keep, p + ".keep_resetup_data")(v);
+                       o.drop_resetup_data = !keep;
+                     })},
                     {"classical", [&](const json& c) {
                        const std::string q = p + ".classical";
                        read_object(c, q, {
@@ -453,6 +464,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       ->capture_default_str();
   amg_group->add_flag("--resetup", o->resetup, "Also time a value-only resetup");
   amg_group->add_flag("--profile-levels", o->profile_levels, "Time each level of the cycles");
+  amg_group->add_flag("--drop-resetup-data", o->drop_resetup_data,
+                      "Free what a value-only resetup needs once setup is done (less memory)");
   cmd->add_flag("--host", o->host, "Run on the host (OpenMP)");
   cmd->add_flag("--device", o->device, "Run on the CUDA device");
   cmd->add_option("--print-every", o->print_every,

@@ -232,6 +232,27 @@ TEST_P(AmgFramework, ResetupEqualsAFreshSetup) {
   EXPECT_THROW(H.resetup(laplacian1d(exec(), 1021)), invalid_argument);
 }
 
+TEST_P(AmgFramework, DroppingResetupDataKeepsTheSameHierarchyAndRefusesResetup) {
+  const auto A = laplacian1d(exec(), 4095);
+  amg::Hierarchy<double> kept(A, linear1d(), {.coarse_size = 31});
+  amg::Hierarchy<double> dropped(A, linear1d(), {.coarse_size = 31, .keep_resetup_data = false});
+  ASSERT_EQ(kept.num_levels(), dropped.num_levels());
+  Vector<double> b(Array<double>(exec(), test::random_values(4095, 3)));
+  Vector<double> x1(exec(), 4095), x2(exec(), 4095);
+  kept.apply(b, x1);
+  dropped.apply(b, x2);
+  EXPECT_EQ(x1.to_vector(), x2.to_vector());
+  EXPECT_GT(kept.summary().setup_bytes, 0u);
+  EXPECT_LT(dropped.summary().setup_bytes, kept.summary().setup_bytes);
+  try {
+    dropped.resetup(A);
+    ADD_FAILURE() << "resetup without its data did not throw";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("keep_resetup_data = false"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_P(AmgFramework, SummaryCountsLevelsAndComplexities) {
   const auto A = laplacian1d(exec(), 1023);
   amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});

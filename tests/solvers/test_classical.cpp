@@ -455,6 +455,28 @@ TEST_P(Classical, ResetupEqualsAFreshSetup) {
                               ClassicalParams{.interpolation = Interpolation::direct});
 }
 
+TEST_P(Classical, DroppingResetupDataSavesMemoryAndKeepsTheSolve) {
+  const auto A = gallery::poisson3d(exec(), 32, 32, 32);
+  for (int aggressive : {0, 1}) {
+    const ClassicalParams p{.aggressive_levels = aggressive};
+    amg::Hierarchy<double> kept(A, amg::make_classical_coarsening<double>(p));
+    amg::Hierarchy<double> dropped(A, amg::make_classical_coarsening<double>(p),
+                                   {.keep_resetup_data = false});
+    ASSERT_EQ(kept.num_levels(), dropped.num_levels());
+    Vector<double> b(Array<double>(exec(), test::random_values(A.rows(), 5)));
+    Vector<double> x1(exec(), A.rows()), x2(exec(), A.rows());
+    kept.apply(b, x1);
+    dropped.apply(b, x2);
+    EXPECT_EQ(x1.to_vector(), x2.to_vector()) << "aggressive " << aggressive;
+    // The untruncated interpolation products and A P are most of setup's memory.
+    EXPECT_LT(2 * dropped.summary().setup_bytes, kept.summary().setup_bytes)
+        << "aggressive " << aggressive;
+    std::printf("  poisson3d 32^3, aggressive %d: hierarchy %.1f MB kept, %.1f MB dropped\n",
+                aggressive, kept.summary().setup_bytes / 1e6, dropped.summary().setup_bytes / 1e6);
+    EXPECT_THROW(dropped.resetup(A), invalid_argument);
+  }
+}
+
 TEST_P(Classical, AggressiveResetupEqualsAFreshSetup) {
   expect_resetup_equals_fresh(gallery::poisson3d(exec(), 24, 24, 24),
                               ClassicalParams{.interpolation = Interpolation::mm_ext_e,

@@ -47,6 +47,24 @@ class CoarseProduct {
   virtual void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) = 0;
 };
 
+/// A coarse operator kept without what recomputing it would need (the
+/// product's intermediates and plans): HierarchyParams::keep_resetup_data =
+/// false. recompute() throws invalid_argument.
+template <class T>
+class FixedCoarseProduct final : public CoarseProduct<T> {
+ public:
+  explicit FixedCoarseProduct(CsrMatrix<T> Ac) : Ac_(std::move(Ac)) {}
+  const CsrMatrix<T>& result() const override { return Ac_; }
+  void recompute(const CsrMatrix<T>&, const CsrMatrix<T>&, const CsrMatrix<T>&) override {
+    throw invalid_argument(
+        "amg: this coarse operator was kept without its product plan "
+        "(HierarchyParams::keep_resetup_data = false); it cannot be recomputed");
+  }
+
+ private:
+  CsrMatrix<T> Ac_;
+};
+
 /// The general path: two row-wise sparse products, R (A P).
 template <class T>
 class SpgemmCoarseProduct final : public CoarseProduct<T> {
@@ -89,6 +107,9 @@ class Coarsening {
                                                      const CsrMatrix<T>& P) {
     return std::make_unique<SpgemmCoarseProduct<T>>(R, A, P);
   }
+  /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
+  /// false); refresh() may then throw. The default keeps nothing extra.
+  virtual void release_refresh_data() {}
   /// Name for the summary ("classical PMIS + ext+i", "aggregation MIS(2)").
   virtual std::string name() const = 0;
 };
@@ -136,6 +157,11 @@ struct HierarchyParams {
   /// Time every level of every cycle (synchronises the device per level,
   /// which costs some speed; off by default).
   bool profile_levels = false;
+  /// Keep what a value-only resetup() needs: the coarsening's interpolation
+  /// operands and the Galerkin products' intermediates and plans (classical
+  /// AMG on 7-point 256^3: several GB; see bench/NOTES.md). false frees them
+  /// once setup is done, and resetup() then throws invalid_argument.
+  bool keep_resetup_data = true;
 };
 
 /// "cg", "gmres".
@@ -169,6 +195,10 @@ struct HierarchySummary {
   double setup_seconds = 0;
   /// The last value-only resetup (0 when there was none).
   double resetup_seconds = 0;
+  /// Bytes the hierarchy holds on its executor after setup (levels below 0,
+  /// transfers, smoothers, coarse inverse, and what resetup needs when it is
+  /// kept): the executor's in-use memory after setup minus before.
+  std::size_t setup_bytes = 0;
 };
 
 /// An AMG hierarchy, usable as a preconditioner (one cycle from a zero
@@ -201,7 +231,8 @@ class Hierarchy final : public LinearOperator<T> {
   /// another with an identical pattern, which then replaces it): refreshes
   /// P, R, the Galerkin products, the smoothers and the coarse inverse
   /// without redoing the coarsening. Throws invalid_argument when the
-  /// pattern differs.
+  /// pattern differs, or when the hierarchy was built with
+  /// keep_resetup_data = false.
   void resetup(const CsrMatrix<T>& A);
 
   int num_levels() const noexcept;

@@ -284,6 +284,7 @@ struct LevelState {
   bool final_truncated = false;
   Array<offset_type> final_source;
   Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
+  bool released = false;        // release_refresh_data() ran: refresh is impossible
 };
 
 template <class T>
@@ -338,6 +339,8 @@ class ClassicalCoarsening final : public Coarsening<T> {
             "classical coarsening: refresh of level " + std::to_string(level) +
                 ", which was not coarsened");
     LevelState<T>& L = levels_[level];
+    require(!L.released, "classical coarsening: refresh of level " + std::to_string(level) +
+                             " after its refresh data was released (keep_resetup_data = false)");
     require(L.strong.size() == A.nnz(), "classical coarsening: refresh of level " +
                                             std::to_string(level) +
                                             " with a matrix of another pattern");
@@ -357,6 +360,20 @@ class ClassicalCoarsening final : public Coarsening<T> {
     part.reset();
     PartTimer r_part(p_.profile_stages, A.executor(), times, "interpolation: refresh R");
     refresh_restriction(L, transfer);
+  }
+
+  /// Keeps only the splittings (for classical_splitting): the strength
+  /// flags, the interpolation operands and untruncated products, P1, P2 and
+  /// the truncation choices go.
+  void release_refresh_data() override {
+    for (LevelState<T>& L : levels_) {
+      LevelState<T> kept;
+      kept.cf = std::move(L.cf);
+      kept.splitting = std::move(L.splitting);
+      kept.aggressive = L.aggressive;
+      kept.released = true;
+      L = std::move(kept);
+    }
   }
 
   std::string name() const override {

@@ -81,6 +81,7 @@ struct Hierarchy<T>::Impl {
   Array<T> coarse_inverse;  // column-major, or empty when the coarsest level is smoothed
   std::string coarse_solver;
   StageTimes stage_times;
+  std::size_t setup_bytes = 0;
   double setup_seconds = 0;
   double resetup_seconds = 0;
 
@@ -164,6 +165,7 @@ struct Hierarchy<T>::Impl {
 
   void setup(const CsrMatrix<T>& A) {
     const auto start = Clock::now();
+    const std::size_t bytes_before = A.executor().memory_stats().in_use;
     levels.clear();
     levels.reserve(static_cast<std::size_t>(params.max_levels));
     levels.emplace_back();
@@ -178,6 +180,9 @@ struct Hierarchy<T>::Impl {
       {
         StageTimer t(A.executor(), stage_times, "galerkin");
         rap = coarsening->galerkin(transfer->R, *fine.A, transfer->P);
+        if (!params.keep_resetup_data) {
+          rap = std::make_unique<FixedCoarseProduct<T>>(rap->result().clone());
+        }
       }
       build_smoother(fine);
       fine.transfer = std::move(transfer);
@@ -186,9 +191,12 @@ struct Hierarchy<T>::Impl {
       next.A = &fine.galerkin->result();
       levels.push_back(std::move(next));
     }
+    if (!params.keep_resetup_data) coarsening->release_refresh_data();
     for (int l = 0; l <= last(); ++l) build_work_vectors(l);
     build_coarse_solver();
     A.executor().synchronize();
+    const std::size_t bytes_after = A.executor().memory_stats().in_use;
+    setup_bytes = bytes_after > bytes_before ? bytes_after - bytes_before : 0;
     setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
 
@@ -475,6 +483,11 @@ void Hierarchy<T>::resetup(const CsrMatrix<T>& A) {
                            std::to_string(old.cols()) + " with " + std::to_string(old.nnz()) +
                            "; resetup needs the same pattern (build a new hierarchy)");
   }
+  if (!m.params.keep_resetup_data) {
+    throw invalid_argument(
+        "amg::Hierarchy::resetup: the hierarchy was built with keep_resetup_data = false, so it "
+        "kept nothing to refresh; build a new hierarchy, or keep the data (the default)");
+  }
   const auto start = Clock::now();
   m.levels.front().A = &A;
   for (int l = 0; l < m.last(); ++l) {
@@ -500,6 +513,7 @@ HierarchySummary Hierarchy<T>::summary() const {
   s.setup_seconds = impl_->setup_seconds;
   s.resetup_seconds = impl_->resetup_seconds;
   s.coarse_solver = impl_->coarse_solver;
+  s.setup_bytes = impl_->setup_bytes;
   double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
   for (int l = 0; l < num_levels(); ++l) {
     const CsrMatrix<T>& A = *impl_->levels[l].A;
@@ -555,6 +569,9 @@ std::string format_summary(const HierarchySummary& s) {
                 s.operator_complexity, s.grid_complexity);
   out += line;
   if (!s.coarse_solver.empty()) out += "  coarsest level: " + s.coarse_solver + "\n";
+  std::snprintf(line, sizeof line, "  memory held by the hierarchy: %.1f MB\n",
+                double(s.setup_bytes) / 1e6);
+  out += line;
   std::snprintf(line, sizeof line, "  setup %.4f s:", s.setup_seconds);
   out += line;
   for (const auto& [stage, seconds] : s.setup_stage_seconds) {
