@@ -47,6 +47,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <string>
@@ -96,6 +98,57 @@ constexpr int fill_keys_per_lane = 16;
 // Global tables of one batch: at most this many keys (256 MB), unless a
 // single row needs more.
 constexpr offset_type global_table_budget = offset_type{1} << 26;
+
+/// Opt-in stage timing for tuning (environment STRATA_SPGEMM_PROFILE set):
+/// events recorded on the stream between stages, printed to stderr when the
+/// call ends. Off, it costs one getenv per call.
+class StageLog {
+ public:
+  StageLog(cudaStream_t stream, const char* what, size_type rows)
+      : on_(std::getenv("STRATA_SPGEMM_PROFILE") != nullptr),
+        stream_(stream),
+        what_(what),
+        rows_(rows) {
+    mark("start");
+  }
+  void mark(std::string label) {
+    if (!on_) return;
+    cudaEvent_t e;
+    STRATA_CUDA_CHECK(cudaEventCreate(&e));
+    STRATA_CUDA_CHECK(cudaEventRecord(e, stream_));
+    marks_.push_back({std::move(label), e});
+  }
+  ~StageLog() {
+    if (!on_) return;
+    cudaEventSynchronize(marks_.back().event);
+    std::string line = std::string("[spgemm ") + what_ + " rows " + std::to_string(rows_) + "]";
+    float total = 0;
+    for (std::size_t m = 1; m < marks_.size(); ++m) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, marks_[m - 1].event, marks_[m].event);
+      total += ms;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %s %.3f", marks_[m].label.c_str(), ms);
+      line += buf;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " | total %.3f ms\n", total);
+    line += buf;
+    std::fputs(line.c_str(), stderr);
+    for (auto& m : marks_) cudaEventDestroy(m.event);
+  }
+
+ private:
+  struct Mark {
+    std::string label;
+    cudaEvent_t event;
+  };
+  bool on_;
+  cudaStream_t stream_;
+  const char* what_;
+  size_type rows_;
+  std::vector<Mark> marks_;
+};
 
 inline unsigned grid_for(size_type items, int per_block) {
   const size_type blocks = (items + per_block - 1) / per_block;
@@ -748,6 +801,7 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
   cudaStream_t stream = cuda_detail::stream_of(exec);
   const auto& begin = schedule.class_begin;
   const size_type* rows = schedule.rows.data();
+  StageLog log(stream, "numeric", C.rows);
   for (int c = 0; c < group_classes; ++c) {
     const size_type m = begin[c + 1] - begin[c];
     if (m == 0) continue;
@@ -757,12 +811,14 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
           rows + begin[c], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
+    log.mark("G" + std::to_string(1 << c) + "x" + std::to_string(m));
   }
   const size_type m = begin[fill_long_class + 1] - begin[fill_long_class];
   if (m > 0) {
     numeric_long_kernel<T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
         rows + begin[fill_long_class], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
     STRATA_CUDA_CHECK(cudaGetLastError());
+    log.mark("long" + std::to_string(m));
   }
 }
 
@@ -773,10 +829,12 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   cudaStream_t stream = cuda_detail::stream_of(exec);
   const size_type rows = A.rows;
   Product<T> product;
+  StageLog log(stream, "multiply", rows);
 
   // 1. Work per row.
   Array<offset_type> work(exec, rows);
   product.products = row_products(exec, rows, A.row_ptr, A.col_idx, B.row_ptr, work.data());
+  log.mark("work");
 
   // 2-3. Count the nonzeros of each row.
   Array<offset_type> row_ptr(exec, rows + 1, offset_type{0});
@@ -789,6 +847,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     const Bins bins = sort_into_bins(exec, keys, rows);
+    log.mark("count-bins");
     for (int c = 0; c < group_classes; ++c) {
       const size_type m = bins.size(c);
       if (m == 0) continue;
@@ -798,6 +857,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
             bins.of(c), m, A, B, work.data(), rp);
       });
       STRATA_CUDA_CHECK(cudaGetLastError());
+      log.mark("countG" + std::to_string(1 << c) + "x" + std::to_string(m));
     }
     if (const size_type m = bins.size(count_shared_block_class); m > 0) {
       count_block_kernel<false><<<grid_for(m, 1), block_size, 0, stream>>>(
@@ -815,7 +875,9 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
           STRATA_CUDA_CHECK(cudaGetLastError());
         });
   }
+  log.mark("count-long");
   const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);
+  log.mark("offsets");
 
   // 4-5. Columns and values; the binning by nonzeros is the schedule kept
   // for recompute.
@@ -831,6 +893,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     }
     bins = sort_into_bins(exec, keys, rows);
   }
+  log.mark("fill-bins");
   cuda_detail::ScratchBuffer status(exec, sizeof(int));
   STRATA_CUDA_CHECK(cudaMemsetAsync(status.data(), 0, sizeof(int), stream));
   for (int c = 0; c < group_classes; ++c) {
@@ -843,6 +906,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
           status.as<int>());
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
+    log.mark("fillG" + std::to_string(1 << c) + "x" + std::to_string(m));
   }
   in_batches(
       exec, bins, fill_long_class, work.data(), B.cols, rp,
@@ -871,6 +935,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
         bins.of(fill_long_class), m, A, a_values, B, b_values, rp, col_idx.data(), values.data());
     STRATA_CUDA_CHECK(cudaGetLastError());
   }
+  log.mark("fill-long");
   int failed = 0;
   STRATA_CUDA_CHECK(
       cudaMemcpyAsync(&failed, status.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
