@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,81 @@ TEST(SpgemmDevice, RowsOfEveryClass) {
       h, 2000, 9000,
       [](size_type i, auto& g) -> size_type { return i % 17 == 0 ? 0 : 1 + g() % 40; }, 102);
   check_device_product(A, B, "bands of row lengths");
+}
+
+TEST(SpgemmDevice, ShortRowsAroundTheRegisterLimit) {
+  STRATA_REQUIRE_DEVICE();
+  // Rows of at most 32 products and 32 entries of A are computed in
+  // registers, one product per lane; rows just past either limit take the
+  // hash tables. Lengths here straddle both limits: A rows of 0..40 entries
+  // times B rows of 0..2 entries (a third of B's rows empty, so some A rows
+  // of 32+ entries still have few products).
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 6000, 3000, [](size_type i, auto& g) -> size_type { return i % 11 == 3 ? 0 : g() % 41; },
+      121);
+  auto B = random_sparse(
+      h, 3000, 2500, [](size_type i, auto& g) -> size_type { return i % 3 == 0 ? 0 : 1 + g() % 2; },
+      122);
+  check_device_product(A, B, "rows around 32 products");
+  // Few columns: up to 32 products summed into one or two entries, so runs of
+  // equal columns span the whole group.
+  auto narrow = random_sparse(
+      h, 3000, 2, [](size_type, auto& g) -> size_type { return 1 + g() % 2; }, 123);
+  check_device_product(A, narrow, "32 products into 2 columns");
+  // One row, one entry.
+  check_device_product(random_sparse(
+                           h, 1, 1, [](size_type, auto&) -> size_type { return 1; }, 124),
+                       random_sparse(
+                           h, 1, 1, [](size_type, auto&) -> size_type { return 1; }, 125),
+                       "1 x 1");
+}
+
+TEST(GalerkinDevice, UnitRowsForCoarsePoints) {
+  STRATA_REQUIRE_DEVICE();
+  // The shape of classical interpolation: every fourth point is coarse (a
+  // unit row of P), the others interpolate from up to 4 coarse points; A P
+  // then has short rows, R (A P) long ones.
+  const auto h = Executor::host();
+  const auto d = Executor::cuda();
+  const size_type n = 18;
+  const auto A = gallery::poisson3d(h, n, n, n);
+  const size_type rows = A.rows(), coarse = (rows + 3) / 4;
+  std::vector<offset_type> rp{0};
+  std::vector<index_type> ci;
+  std::vector<double> va;
+  for (size_type r = 0; r < rows; ++r) {
+    if (r % 4 == 0) {
+      ci.push_back(index_type(r / 4));
+      va.push_back(1.0);
+    } else {
+      const size_type m = 1 + (r * 7) % 4;
+      for (size_type t = 0; t < m; ++t) {
+        ci.push_back(index_type((r / 4 + t * 37) % coarse));
+        va.push_back(0.25 + 0.125 * double(t));
+      }
+      std::sort(ci.end() - m, ci.end());
+      ci.erase(std::unique(ci.end() - m, ci.end()), ci.end());
+      va.resize(ci.size());
+    }
+    rp.push_back(offset_type(ci.size()));
+  }
+  const CsrMatrix<double> P(rows, coarse, Array<offset_type>(h, rp), Array<index_type>(h, ci),
+                            Array<double>(h, va));
+  const auto R = transpose(P);
+  GalerkinProduct host(R, A, P);
+  const auto Ad = A.to(d), Pd = P.to(d), Rd = R.to(d);
+  GalerkinProduct device(Rd, Ad, Pd);
+  test::expect_close(device.AP(), host.AP(), "A P");
+  test::expect_close(device.result(), host.result(), "R A P");
+  test::expect_identical(device.result(), galerkin_product(Rd, Ad, Pd), "second device run");
+  const auto A2 = test::with_new_values(Ad, 9);
+  const auto P2 = test::with_new_values(Pd, 10);
+  const auto R2 = transpose(P2);
+  device.recompute(R2, A2, P2);
+  test::expect_identical(device.result(), galerkin_product(R2, A2, P2), "recompute");
+  GalerkinProduct host2(R2.to(h), A2.to(h), P2.to(h));
+  test::expect_close(device.result(), host2.result(), "recompute against the host");
 }
 
 TEST(SpgemmDevice, OneVeryLongRowAmongShortRows) {

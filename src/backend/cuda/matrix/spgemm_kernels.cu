@@ -74,6 +74,10 @@ constexpr int group_classes = 6;
 constexpr int count_shared_block_class = 6;
 constexpr int count_global_class = 7;
 constexpr int fill_long_class = 6;
+// Short rows (at most 32 products and 32 entries of A), computed in
+// registers: class short_class_base + c runs G = 1 << c lanes per row.
+constexpr int short_class_base = 8;
+constexpr int short_row_limit = 32;
 constexpr int no_work_class = 15;  // empty rows of C: nothing to launch
 constexpr int class_bits = 4;
 constexpr int class_slots = 1 << class_bits;
@@ -168,14 +172,26 @@ __device__ __forceinline__ int width_class(offset_type work, offset_type a_len) 
   return c;
 }
 
+/// The short class of a row with `work` products and `a_len` entries of A,
+/// or -1 when it is not short: G = the power of two >= both.
+__device__ __forceinline__ int short_class(offset_type work, offset_type a_len) {
+  if (work > short_row_limit || a_len > short_row_limit) return -1;
+  int c = 0;
+  while ((offset_type{1} << c) < work || (offset_type{1} << c) < a_len) ++c;
+  return short_class_base + c;
+}
+
 __global__ void classify_count_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                       const offset_type* __restrict__ work, size_type b_cols,
-                                      std::uint8_t* __restrict__ key) {
+                                      bool short_rows, std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type w = work[i];
   int c = no_work_class;
-  if (w > 0) {
+  const int sc = short_rows && w > 0 ? short_class(w, a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
+  if (sc >= 0) {
+    c = sc;
+  } else if (w > 0) {
     const offset_type bound = w < b_cols ? w : b_cols;
     int t = 0;
     while (t < group_classes && bound > (offset_type{count_bound_per_lane} << t)) ++t;
@@ -190,13 +206,16 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
 
 __global__ void classify_fill_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                      const offset_type* __restrict__ work,
-                                     const offset_type* __restrict__ c_row_ptr,
+                                     const offset_type* __restrict__ c_row_ptr, bool short_rows,
                                      std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type n = c_row_ptr[i + 1] - c_row_ptr[i];
   int c = no_work_class;
-  if (n > 0) {
+  const int sc = short_rows && n > 0 ? short_class(work[i], a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
+  if (sc >= 0) {
+    c = sc;
+  } else if (n > 0) {
     int t = 0;
     while (t < group_classes && n > (offset_type{row_entries_per_lane} << t)) ++t;
     c = t == group_classes ? fill_long_class
@@ -420,6 +439,140 @@ __device__ __forceinline__ int group_sum(const Tile& tile, int value) {
   return value;  // complete in lane 0
 }
 
+// ------------------------------------------------------- short rows
+//
+// A row with at most G products and at most G entries of A (G <= 32) needs
+// no hash table: lane m of its group takes product m (products numbered in
+// the order of A's row, then of B's), with the key (column j, m); a bitonic
+// network across the group's lanes (shuffles) sorts the keys, so the
+// products of each column become neighbours, in A's order; the first lane
+// of each run sums it in that order, starting from zero with fused
+// multiply-adds: exactly the operations of accumulate_row, so the values
+// equal those of the group kernels and of numeric() bit for bit. No shared
+// memory and, since G is fixed per class, no loop whose trip count differs
+// between the groups of a warp (groups of one warp that diverge run one
+// after another: what made the table-based fill slow for short rows).
+
+enum class ShortMode { count, fill, values };
+
+/// Sorts `key` ascending across the G lanes of each group (bitonic network;
+/// every lane of the warp takes part).
+template <int G>
+__device__ __forceinline__ std::uint64_t sort_across_lanes(std::uint64_t key, int lane) {
+  for (int k = 2; k <= G; k <<= 1) {
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      const std::uint64_t other = __shfl_xor_sync(0xffffffffu, key, j, G);
+      const bool take_min = ((lane & j) == 0) == ((lane & k) == 0);
+      key = take_min ? (other < key ? other : key) : (other > key ? other : key);
+    }
+  }
+  return key;
+}
+
+/// Count (c_out[i] = nonzeros), fill (columns and values at c_row_ptr[i])
+/// or values only, G lanes per short row. The loop over rows advances a
+/// whole warp at a time, so the shuffles and ballots always see all lanes.
+template <int G, ShortMode MODE, class T>
+__global__ void __launch_bounds__(block_size)
+    short_row_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
+                     const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
+                     offset_type* __restrict__ c_out, const offset_type* __restrict__ c_row_ptr,
+                     index_type* __restrict__ c_col, T* __restrict__ c_val, int* status) {
+  constexpr unsigned full = 0xffffffffu;
+  constexpr int groups_per_warp = warp_size / G;
+  constexpr unsigned group_bits = G == warp_size ? full : (1u << G) - 1u;
+  constexpr std::uint64_t none = ~std::uint64_t{0};
+  const int warp_lane = threadIdx.x % warp_size;
+  const int lane = warp_lane % G;
+  const int group_in_warp = warp_lane / G;
+  const size_type warps_total = static_cast<size_type>(gridDim.x) * warps_per_block;
+  const size_type warp =
+      static_cast<size_type>(blockIdx.x) * warps_per_block + threadIdx.x / warp_size;
+  for (size_type base = warp * groups_per_warp; base < count;
+       base += warps_total * groups_per_warp) {
+    const size_type slot = base + group_in_warp;
+    const bool active = slot < count;
+    const size_type i = active ? rows[slot] : 0;
+    offset_type a0 = 0;
+    int a_len = 0;
+    if (active) {
+      a0 = A.row_ptr[i];
+      a_len = static_cast<int>(A.row_ptr[i + 1] - a0);
+    }
+    offset_type b0 = 0;
+    int len = 0;
+    T a{0};
+    if (lane < a_len) {
+      const index_type k = A.col_idx[a0 + lane];
+      if constexpr (MODE != ShortMode::count) a = a_val[a0 + lane];
+      b0 = B.row_ptr[k];
+      len = static_cast<int>(B.row_ptr[k + 1] - b0);
+    }
+    // Products before entry `lane` of A's row (exclusive scan of len).
+    int incl = len;
+    for (int d = 1; d < G; d <<= 1) {
+      const int v = __shfl_up_sync(full, incl, d, G);
+      if (lane >= d) incl += v;
+    }
+    const int excl = incl - len;
+    const int work = __shfl_sync(full, incl, G - 1, G);
+    // Product m = lane belongs to the last entry t < a_len with excl_t <= m.
+    int t = 0;
+    for (int step = G / 2; step > 0; step >>= 1) {
+      const int probe = t + step;
+      const int start = __shfl_sync(full, excl, probe, G);
+      if (probe < a_len && start <= lane) t = probe;
+    }
+    const offset_type q = __shfl_sync(full, b0, t, G) + (lane - __shfl_sync(full, excl, t, G));
+    const T at = __shfl_sync(full, a, t, G);
+    std::uint64_t key = none;
+    T bq{0};
+    if (lane < work) {
+      key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(B.col_idx[q])) << 5) |
+            static_cast<std::uint64_t>(lane);
+      if constexpr (MODE != ShortMode::count) bq = b_val[q];
+    }
+    key = sort_across_lanes<G>(key, lane);
+    const bool valid = key != none;
+    const index_type col = static_cast<index_type>(key >> 5);
+    const index_type before = __shfl_up_sync(full, col, 1, G);
+    const bool head = valid && (lane == 0 || before != col);
+    const unsigned heads = (__ballot_sync(full, head) >> (group_in_warp * G)) & group_bits;
+    const int n = __popc(heads);
+    if constexpr (MODE == ShortMode::count) {
+      if (active && lane == 0) c_out[i] = n;
+    } else {
+      // The run of a head ends at the next head (or at the row's end).
+      const unsigned later = lane + 1 < G ? heads >> (lane + 1) : 0u;
+      const int run = later ? __ffs(later) : work - lane;
+      const int src = static_cast<int>(key & 31u);
+      const T av = __shfl_sync(full, at, src, G);
+      const T bv = __shfl_sync(full, bq, src, G);
+      const int longest = __reduce_max_sync(full, head ? run : 0);
+      T acc{0};
+      for (int d = 0; d < longest; ++d) {
+        const T ad = __shfl_down_sync(full, av, d, G);
+        const T bd = __shfl_down_sync(full, bv, d, G);
+        if (head && d < run) acc = fma(ad, bd, acc);
+      }
+      if (active) {
+        const offset_type c0 = c_row_ptr[i];
+        const int rank = __popc(heads & ((1u << lane) - 1u));
+        if constexpr (MODE == ShortMode::fill) {
+          if (n != static_cast<int>(c_row_ptr[i + 1] - c0)) {
+            if (lane == 0) atomicExch(status, 1);
+          } else if (head) {
+            c_col[c0 + rank] = col;
+            c_val[c0 + rank] = acc;
+          }
+        } else if (head) {
+          c_val[c0 + rank] = acc;
+        }
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- kernels
 
 /// log2 of the smallest power of two >= max(keys, 4).
@@ -502,7 +655,13 @@ __global__ void __launch_bounds__(block_size)
 /// in slot order, sorted, written; then the values summed into shared
 /// accumulators and written. `status` gets 1 if a row's distinct columns
 /// disagree with the count pass (an internal error).
-template <int G, class T>
+///
+/// With UNIFORM, the rows advance a warp at a time and the loops that do
+/// not depend on the row's products (clearing, compaction, the bitonic
+/// network) run to the largest bound among the warp's groups: groups of one
+/// warp whose trip counts differ diverge, and diverged groups run one after
+/// another.
+template <int G, bool UNIFORM, class T>
 __global__ void __launch_bounds__(block_size)
     fill_group_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
                       const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
@@ -520,16 +679,23 @@ __global__ void __launch_bounds__(block_size)
   index_type* table = tables + group * table_stride;
   index_type* list = lists + group * (cap + G);
   T* acc = accs + group * (cap + G);
-  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot < count;
+  // UNIFORM: the warp's first group decides whether the warp goes on.
+  const int lead = UNIFORM ? (threadIdx.x % warp_size) / G : 0;
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot - lead < count;
        slot += static_cast<size_type>(gridDim.x) * groups) {
-    const size_type i = rows[slot];
-    const offset_type c0 = c_row_ptr[i];
-    const int expected = static_cast<int>(c_row_ptr[i + 1] - c0);
+    const bool active = slot < count;
+    if (!UNIFORM && !active) break;
+    const size_type i = active ? rows[slot] : 0;
+    const offset_type c0 = active ? c_row_ptr[i] : 0;
+    const int expected = active ? static_cast<int>(c_row_ptr[i + 1] - c0) : 0;
     const int bits = table_bits_for(2 * expected > G ? 2 * expected : G);
-    const int table_size = 1 << bits;
+    const int own_table = 1 << bits;
+    const int table_size = UNIFORM ? __reduce_max_sync(0xffffffffu, own_table) : own_table;
     for (int s = lane; s < table_size; s += G) table[s] = empty_key;
     tile.sync();
-    for_each_product<G>(tile, A, B, i, [&](index_type j) { insert_key<false>(table, bits, j); });
+    if (active) {
+      for_each_product<G>(tile, A, B, i, [&](index_type j) { insert_key<false>(table, bits, j); });
+    }
     tile.sync();
     // Compact in slot order: lane l of each round of G slots writes after
     // the keys of the lanes before it.
@@ -542,23 +708,26 @@ __global__ void __launch_bounds__(block_size)
       if (used && at < cap) list[at] = key;
       n += __popc(ballot);
     }
-    if (n != expected) {
-      if (lane == 0) atomicExch(status, 1);
+    const bool ok = n == expected;
+    if (!ok && lane == 0) atomicExch(status, 1);
+    if (!UNIFORM && !ok) {
       tile.sync();
       continue;
     }
-    int size = 1;
-    while (size < n) size <<= 1;
-    for (int p = n + lane; p < size; p += G) list[p] = empty_key;
+    const int m = ok ? n : 0;
+    int own_size = 1;
+    while (own_size < m) own_size <<= 1;
+    const int size = UNIFORM ? __reduce_max_sync(0xffffffffu, own_size) : own_size;
+    for (int p = m + lane; p < size; p += G) list[p] = empty_key;
     tile.sync();
     bitonic_sort<G>(tile, list, size);
-    for (int p = lane; p < n; p += G) {
+    for (int p = lane; p < m; p += G) {
       c_col[c0 + p] = list[p];
       acc[p] = T{0};
     }
     tile.sync();
-    accumulate_row<G>(tile, A, a_val, B, b_val, i, list, n, acc);
-    for (int p = lane; p < n; p += G) c_val[c0 + p] = acc[p];
+    if (m > 0) accumulate_row<G>(tile, A, a_val, B, b_val, i, list, m, acc);
+    for (int p = lane; p < m; p += G) c_val[c0 + p] = acc[p];
     tile.sync();
   }
 }
@@ -820,6 +989,19 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("long" + std::to_string(m));
   }
+  for (int c = 0; c < group_classes; ++c) {
+    const size_type m = begin[short_class_base + c + 1] - begin[short_class_base + c];
+    if (m == 0) continue;
+    with_group_size(c, [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      short_row_kernel<G, ShortMode::values, T>
+          <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+              rows + begin[short_class_base + c], m, A, a_values, B, b_values, nullptr, C.row_ptr,
+              nullptr, c_values, nullptr);
+    });
+    STRATA_CUDA_CHECK(cudaGetLastError());
+    log.mark("shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
+  }
 }
 
 template <class Exec, class T>
@@ -830,6 +1012,12 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   const size_type rows = A.rows;
   Product<T> product;
   StageLog log(stream, "multiply", rows);
+  const char* short_env = std::getenv("STRATA_SPGEMM_SHORT");
+  const char* short_count_env = std::getenv("STRATA_SPGEMM_SHORT_COUNT");
+  const bool short_fill = !(short_env && short_env[0] == '0');
+  const bool short_count = short_fill && !(short_count_env && short_count_env[0] == '0');
+  const char* uniform_env = std::getenv("STRATA_SPGEMM_UNIFORM");
+  const bool uniform_fill = !(uniform_env && uniform_env[0] == '0');
 
   // 1. Work per row.
   Array<offset_type> work(exec, rows);
@@ -843,7 +1031,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_count_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), B.cols, keys.data());
+          rows, A.row_ptr, work.data(), B.cols, short_count, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     const Bins bins = sort_into_bins(exec, keys, rows);
@@ -858,6 +1046,19 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
       });
       STRATA_CUDA_CHECK(cudaGetLastError());
       log.mark("countG" + std::to_string(1 << c) + "x" + std::to_string(m));
+    }
+    for (int c = 0; c < group_classes; ++c) {
+      const size_type m = bins.size(short_class_base + c);
+      if (m == 0) continue;
+      with_group_size(c, [&](auto g) {
+        constexpr int G = decltype(g)::value;
+        short_row_kernel<G, ShortMode::count, T>
+            <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+                bins.of(short_class_base + c), m, A, a_values, B, b_values, rp, nullptr, nullptr,
+                nullptr, nullptr);
+      });
+      STRATA_CUDA_CHECK(cudaGetLastError());
+      log.mark("count-shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
     }
     if (const size_type m = bins.size(count_shared_block_class); m > 0) {
       count_block_kernel<false><<<grid_for(m, 1), block_size, 0, stream>>>(
@@ -888,7 +1089,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), rp, keys.data());
+          rows, A.row_ptr, work.data(), rp, short_fill, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     bins = sort_into_bins(exec, keys, rows);
@@ -901,12 +1102,31 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     if (m == 0) continue;
     with_group_size(c, [&](auto g) {
       constexpr int G = decltype(g)::value;
-      fill_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
-          bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
-          status.as<int>());
+      if (uniform_fill) {
+        fill_group_kernel<G, true, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+            bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
+            status.as<int>());
+      } else {
+        fill_group_kernel<G, false, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+            bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
+            status.as<int>());
+      }
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("fillG" + std::to_string(1 << c) + "x" + std::to_string(m));
+  }
+  for (int c = 0; c < group_classes; ++c) {
+    const size_type m = bins.size(short_class_base + c);
+    if (m == 0) continue;
+    with_group_size(c, [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      short_row_kernel<G, ShortMode::fill, T>
+          <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+              bins.of(short_class_base + c), m, A, a_values, B, b_values, nullptr, rp,
+              col_idx.data(), values.data(), status.as<int>());
+    });
+    STRATA_CUDA_CHECK(cudaGetLastError());
+    log.mark("fill-shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
   }
   in_batches(
       exec, bins, fill_long_class, work.data(), B.cols, rp,
