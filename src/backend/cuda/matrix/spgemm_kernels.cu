@@ -10,6 +10,9 @@
 //        count class 6: a block per row, table of 8192 keys in shared memory;
 //        count class 7 / fill class 6: a block per row, table in global
 //          memory, rows processed in batches of bounded scratch;
+//        classes 8-13 (short rows: at most 32 products and 32 entries of
+//          A): G = 1, ..., 32 lanes, the power of two >= both, one product
+//          per lane, in registers (see "short rows" below);
 //   3. count: the distinct columns of each row, by inserting them into an
 //      open-addressing table in shared memory (atomicCAS on the key; each
 //      lane walks the B row of its own A entry, so the lanes of a group need
@@ -30,6 +33,10 @@
 //      paper, would make the order of the floating-point sums depend on
 //      timing.) numeric() is stage 5 alone, on the stored pattern and
 //      schedule: the value-only recompute.
+//   Short rows skip the tables in all three passes: their products are
+//   sorted by (column, product number) across the lanes and each run of
+//   equal columns is summed in that order, the same operations as stage 5.
+//   (numeric() gives the 32-lane ones to the 4-lane kernel of stage 5.)
 //
 // Memory beyond C: the work per row and the two binnings (about 30 bytes a
 // row, transient), the schedule kept for recompute (8 bytes a row), and
@@ -41,6 +48,12 @@
 // and a barrier; hence the own-row inserts of the order-free passes. A
 // thread per row for the values of short rows was tried and was slower
 // (uncoalesced row accesses, little L1 left beside the shared memory).
+// The fill of short rows (A P with P of 1-8 entries a row) cost 2.5-4 times
+// its count pass and 5 times its values pass: clearing, compacting and
+// sorting a table for a row of ~10 columns costs more than the products;
+// in registers it costs about what the count does. Running the table
+// fill's row-independent loops to a warp-wide bound (so that the groups of
+// a warp stay converged) changed nothing.
 
 #include <cooperative_groups.h>
 
@@ -78,6 +91,10 @@ constexpr int fill_long_class = 6;
 // registers: class short_class_base + c runs G = 1 << c lanes per row.
 constexpr int short_class_base = 8;
 constexpr int short_row_limit = 32;
+// numeric() of the 32-lane short rows: the table-free group kernel with 4
+// lanes (a row per warp spent more time on the sort than the 4-lane
+// kernel on its searches; the H200 measurements in bench/NOTES.md).
+constexpr int short_values_by_table_class = 5;
 constexpr int no_work_class = 15;  // empty rows of C: nothing to launch
 constexpr int class_bits = 4;
 constexpr int class_slots = 1 << class_bits;
@@ -99,6 +116,8 @@ constexpr offset_type block_table_bound = 6144;
 // G = 1); with the padding, group g starts g G banks further on.
 constexpr int row_entries_per_lane = 8;
 constexpr int fill_keys_per_lane = 16;
+static_assert(short_row_limit <= row_entries_per_lane * 4,
+              "numeric() gives the 32-lane short rows to 4 lanes");
 // Global tables of one batch: at most this many keys (256 MB), unless a
 // single row needs more.
 constexpr offset_type global_table_budget = offset_type{1} << 26;
@@ -183,12 +202,12 @@ __device__ __forceinline__ int short_class(offset_type work, offset_type a_len) 
 
 __global__ void classify_count_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                       const offset_type* __restrict__ work, size_type b_cols,
-                                      bool short_rows, std::uint8_t* __restrict__ key) {
+                                      std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type w = work[i];
   int c = no_work_class;
-  const int sc = short_rows && w > 0 ? short_class(w, a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
+  const int sc = w > 0 ? short_class(w, a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
   if (sc >= 0) {
     c = sc;
   } else if (w > 0) {
@@ -206,13 +225,13 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
 
 __global__ void classify_fill_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                      const offset_type* __restrict__ work,
-                                     const offset_type* __restrict__ c_row_ptr, bool short_rows,
+                                     const offset_type* __restrict__ c_row_ptr,
                                      std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type n = c_row_ptr[i + 1] - c_row_ptr[i];
   int c = no_work_class;
-  const int sc = short_rows && n > 0 ? short_class(work[i], a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
+  const int sc = n > 0 ? short_class(work[i], a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
   if (sc >= 0) {
     c = sc;
   } else if (n > 0) {
@@ -655,13 +674,7 @@ __global__ void __launch_bounds__(block_size)
 /// in slot order, sorted, written; then the values summed into shared
 /// accumulators and written. `status` gets 1 if a row's distinct columns
 /// disagree with the count pass (an internal error).
-///
-/// With UNIFORM, the rows advance a warp at a time and the loops that do
-/// not depend on the row's products (clearing, compaction, the bitonic
-/// network) run to the largest bound among the warp's groups: groups of one
-/// warp whose trip counts differ diverge, and diverged groups run one after
-/// another.
-template <int G, bool UNIFORM, class T>
+template <int G, class T>
 __global__ void __launch_bounds__(block_size)
     fill_group_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
                       const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
@@ -679,23 +692,16 @@ __global__ void __launch_bounds__(block_size)
   index_type* table = tables + group * table_stride;
   index_type* list = lists + group * (cap + G);
   T* acc = accs + group * (cap + G);
-  // UNIFORM: the warp's first group decides whether the warp goes on.
-  const int lead = UNIFORM ? (threadIdx.x % warp_size) / G : 0;
-  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot - lead < count;
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + group; slot < count;
        slot += static_cast<size_type>(gridDim.x) * groups) {
-    const bool active = slot < count;
-    if (!UNIFORM && !active) break;
-    const size_type i = active ? rows[slot] : 0;
-    const offset_type c0 = active ? c_row_ptr[i] : 0;
-    const int expected = active ? static_cast<int>(c_row_ptr[i + 1] - c0) : 0;
+    const size_type i = rows[slot];
+    const offset_type c0 = c_row_ptr[i];
+    const int expected = static_cast<int>(c_row_ptr[i + 1] - c0);
     const int bits = table_bits_for(2 * expected > G ? 2 * expected : G);
-    const int own_table = 1 << bits;
-    const int table_size = UNIFORM ? __reduce_max_sync(0xffffffffu, own_table) : own_table;
+    const int table_size = 1 << bits;
     for (int s = lane; s < table_size; s += G) table[s] = empty_key;
     tile.sync();
-    if (active) {
-      for_each_product<G>(tile, A, B, i, [&](index_type j) { insert_key<false>(table, bits, j); });
-    }
+    for_each_product<G>(tile, A, B, i, [&](index_type j) { insert_key<false>(table, bits, j); });
     tile.sync();
     // Compact in slot order: lane l of each round of G slots writes after
     // the keys of the lanes before it.
@@ -708,26 +714,23 @@ __global__ void __launch_bounds__(block_size)
       if (used && at < cap) list[at] = key;
       n += __popc(ballot);
     }
-    const bool ok = n == expected;
-    if (!ok && lane == 0) atomicExch(status, 1);
-    if (!UNIFORM && !ok) {
+    if (n != expected) {
+      if (lane == 0) atomicExch(status, 1);
       tile.sync();
       continue;
     }
-    const int m = ok ? n : 0;
-    int own_size = 1;
-    while (own_size < m) own_size <<= 1;
-    const int size = UNIFORM ? __reduce_max_sync(0xffffffffu, own_size) : own_size;
-    for (int p = m + lane; p < size; p += G) list[p] = empty_key;
+    int size = 1;
+    while (size < n) size <<= 1;
+    for (int p = n + lane; p < size; p += G) list[p] = empty_key;
     tile.sync();
     bitonic_sort<G>(tile, list, size);
-    for (int p = lane; p < m; p += G) {
+    for (int p = lane; p < n; p += G) {
       c_col[c0 + p] = list[p];
       acc[p] = T{0};
     }
     tile.sync();
-    if (m > 0) accumulate_row<G>(tile, A, a_val, B, b_val, i, list, m, acc);
-    for (int p = lane; p < m; p += G) c_val[c0 + p] = acc[p];
+    accumulate_row<G>(tile, A, a_val, B, b_val, i, list, n, acc);
+    for (int p = lane; p < n; p += G) c_val[c0 + p] = acc[p];
     tile.sync();
   }
 }
@@ -992,13 +995,20 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
   for (int c = 0; c < group_classes; ++c) {
     const size_type m = begin[short_class_base + c + 1] - begin[short_class_base + c];
     if (m == 0) continue;
-    with_group_size(c, [&](auto g) {
-      constexpr int G = decltype(g)::value;
-      short_row_kernel<G, ShortMode::values, T>
-          <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
-              rows + begin[short_class_base + c], m, A, a_values, B, b_values, nullptr, C.row_ptr,
-              nullptr, c_values, nullptr);
-    });
+    const size_type* class_rows = rows + begin[short_class_base + c];
+    if (c == short_values_by_table_class) {
+      // At most 32 nonzeros: within the capacity of 4 lanes' accumulators.
+      numeric_group_kernel<4, T><<<grid_for(m, block_size / 4), block_size, 0, stream>>>(
+          class_rows, m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
+    } else {
+      with_group_size(c, [&](auto g) {
+        constexpr int G = decltype(g)::value;
+        short_row_kernel<G, ShortMode::values, T>
+            <<<grid_for(m, block_size / G), block_size, 0, stream>>>(class_rows, m, A, a_values, B,
+                                                                     b_values, nullptr, C.row_ptr,
+                                                                     nullptr, c_values, nullptr);
+      });
+    }
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
   }
@@ -1012,12 +1022,6 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   const size_type rows = A.rows;
   Product<T> product;
   StageLog log(stream, "multiply", rows);
-  const char* short_env = std::getenv("STRATA_SPGEMM_SHORT");
-  const char* short_count_env = std::getenv("STRATA_SPGEMM_SHORT_COUNT");
-  const bool short_fill = !(short_env && short_env[0] == '0');
-  const bool short_count = short_fill && !(short_count_env && short_count_env[0] == '0');
-  const char* uniform_env = std::getenv("STRATA_SPGEMM_UNIFORM");
-  const bool uniform_fill = !(uniform_env && uniform_env[0] == '0');
 
   // 1. Work per row.
   Array<offset_type> work(exec, rows);
@@ -1031,7 +1035,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_count_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), B.cols, short_count, keys.data());
+          rows, A.row_ptr, work.data(), B.cols, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     const Bins bins = sort_into_bins(exec, keys, rows);
@@ -1089,7 +1093,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), rp, short_fill, keys.data());
+          rows, A.row_ptr, work.data(), rp, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     bins = sort_into_bins(exec, keys, rows);
@@ -1102,15 +1106,9 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     if (m == 0) continue;
     with_group_size(c, [&](auto g) {
       constexpr int G = decltype(g)::value;
-      if (uniform_fill) {
-        fill_group_kernel<G, true, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
-            bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
-            status.as<int>());
-      } else {
-        fill_group_kernel<G, false, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
-            bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
-            status.as<int>());
-      }
+      fill_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+          bins.of(c), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
+          status.as<int>());
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("fillG" + std::to_string(1 << c) + "x" + std::to_string(m));
