@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/amg/stage_timer.hpp"
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "strata/core/primitives.hpp"
 #include "strata/matrix/transpose.hpp"
@@ -20,25 +21,7 @@ namespace {
 
 namespace agg = kernels::aggregation;
 
-/// Adds the time of a scope to times[stage], after the queued work finished.
-class StageClock {
- public:
-  StageClock(const Executor& exec, StageTimes& times, const char* stage)
-      : exec_(exec), times_(times), stage_(stage), start_(std::chrono::steady_clock::now()) {}
-  ~StageClock() {
-    exec_.synchronize();
-    times_[stage_] +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  StageClock(const StageClock&) = delete;
-  StageClock& operator=(const StageClock&) = delete;
-
- private:
-  const Executor& exec_;
-  StageTimes& times_;
-  const char* stage_;
-  std::chrono::steady_clock::time_point start_;
-};
+using detail::StageTimer;
 
 std::string number(double v) {
   char buffer[32];
@@ -339,18 +322,18 @@ class AggregationCoarsening final : public Coarsening<T> {
     near_null_.resize(static_cast<std::size_t>(level) + 1);
     StrengthGraph<T> S;
     {
-      StageClock clock(exec, times, "strength");
+      StageTimer clock(exec, times, "strength");
       S = strength_graph(A, alpha_);
     }
     Aggregates aggregates;
     {
-      StageClock clock(exec, times, "aggregation");
+      StageTimer clock(exec, times, "aggregation");
       aggregates = aggregate(S, params_.seed, level);
     }
     if (aggregates.count() == 0) return std::nullopt;
     PiecewiseConstantInterpolation<T> interpolation;
     {
-      StageClock clock(exec, times, "interpolation");
+      StageTimer clock(exec, times, "interpolation");
       interpolation = piecewise_constant_interpolation(aggregates, near_null_[level], columns_);
     }
     const size_type coarse = interpolation.transfer.P.cols();

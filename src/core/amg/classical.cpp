@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/amg/stage_timer.hpp"
 #include "kernels/amg/classical_kernels.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
@@ -81,38 +82,8 @@ void validate(const ClassicalParams& p) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-/// Adds the time since construction to times[stage] on scope exit, after the
-/// executor's queued work has finished.
-class StageTimer {
- public:
-  StageTimer(const Executor& exec, StageTimes& times, const char* stage)
-      : exec_(exec), times_(times), stage_(stage), start_(Clock::now()) {}
-  ~StageTimer() {
-    exec_.synchronize();
-    times_[stage_] += std::chrono::duration<double>(Clock::now() - start_).count();
-  }
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-
- private:
-  const Executor& exec_;
-  StageTimes& times_;
-  const char* stage_;
-  Clock::time_point start_;
-};
-
-/// A StageTimer when `enabled`, nothing otherwise (the parts of a stage).
-class PartTimer {
- public:
-  PartTimer(bool enabled, const Executor& exec, StageTimes& times, const char* part) {
-    if (enabled) timer_.emplace(exec, times, part);
-  }
-
- private:
-  std::optional<StageTimer> timer_;
-};
+using detail::PartTimer;
+using detail::StageTimer;
 
 /// The PMIS seed of one pass on one level (pass 0: the splitting, pass 1:
 /// the second pass of aggressive coarsening).

@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/amg/stage_timer.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
 #include "strata/amg/amg.hpp"
@@ -36,23 +37,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Adds the time since construction to times[stage] when it goes out of
-/// scope, after the executor's queued work has finished.
-class StageTimer {
- public:
-  StageTimer(const Executor& exec, StageTimes& times, std::string stage)
-      : exec_(exec), times_(times), stage_(std::move(stage)), start_(Clock::now()) {}
-  ~StageTimer() {
-    exec_.synchronize();
-    times_[stage_] += std::chrono::duration<double>(Clock::now() - start_).count();
-  }
-
- private:
-  const Executor& exec_;
-  StageTimes& times_;
-  std::string stage_;
-  Clock::time_point start_;
-};
+using detail::StageTimer;
 
 /// Above this many rows the coarsest level is not inverted densely (the
 /// inverse would need rows^2 values) but smoothed.

@@ -5,7 +5,7 @@
 
 #include <cusolverDn.h>
 
-#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "backend/cuda/base/parallel.cuh"
@@ -73,17 +73,9 @@ bool cholesky_invert(const CudaExec& exec, cusolverDnHandle_t handle, size_type 
                                          work.as<double>(), work_size, info.as<int>()));
   if (read_info(exec, info.as<int>()) != 0) return false;
   // l_kk^2 plays the part of an LU pivot.
-  const double* l = c;
-  const size_type small = transform_reduce(
-      exec, n, size_type{-1},
-      [=] __device__(size_type k) -> size_type {
-        const double d = l[k * (n + 1)];
-        return d * d <= singular_tolerance * max_entry ? k : size_type{-1};
-      },
-      [] __device__(size_type x, size_type y) -> size_type {
-        return x < 0 ? y : (y < 0 ? x : (x < y ? x : y));
-      });
-  if (small >= 0) return false;
+  if (first_small_diagonal(exec, n, c, std::sqrt(singular_tolerance * max_entry)) >= 0) {
+    return false;
+  }
   detail::set_identity(exec, n, a);
   STRATA_CUSOLVER_CHECK(
       cusolverDnDpotrs(handle, CUBLAS_FILL_MODE_LOWER, m, m, c, m, a, m, info.as<int>()));

@@ -136,8 +136,13 @@ class StageLog {
         rows_(rows) {
     mark("start");
   }
-  void mark(std::string label) {
+  /// Marks the end of `stage`, labelled stage + group (when >= 0) + "x" +
+  /// rows (when >= 0); the label is only formatted when timing is on.
+  void mark(const char* stage, long long group = -1, long long rows = -1) {
     if (!on_) return;
+    std::string label = stage;
+    if (group >= 0) label += std::to_string(group);
+    if (rows >= 0) label += "x" + std::to_string(rows);
     cudaEvent_t e;
     STRATA_CUDA_CHECK(cudaEventCreate(&e));
     STRATA_CUDA_CHECK(cudaEventRecord(e, stream_));
@@ -996,14 +1001,14 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
           rows + begin[c], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
-    log.mark("G" + std::to_string(1 << c) + "x" + std::to_string(m));
+    log.mark("G", 1 << c, m);
   }
   const size_type m = begin[fill_long_class + 1] - begin[fill_long_class];
   if (m > 0) {
     numeric_long_kernel<T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
         rows + begin[fill_long_class], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
     STRATA_CUDA_CHECK(cudaGetLastError());
-    log.mark("long" + std::to_string(m));
+    log.mark("long", -1, m);
   }
   for (int c = 0; c < group_classes; ++c) {
     const size_type m = begin[short_class_base + c + 1] - begin[short_class_base + c];
@@ -1023,7 +1028,7 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
       });
     }
     STRATA_CUDA_CHECK(cudaGetLastError());
-    log.mark("shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
+    log.mark("shortG", 1 << c, m);
   }
 }
 
@@ -1062,7 +1067,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
             bins.of(c), m, A, B, work.data(), rp);
       });
       STRATA_CUDA_CHECK(cudaGetLastError());
-      log.mark("countG" + std::to_string(1 << c) + "x" + std::to_string(m));
+      log.mark("countG", 1 << c, m);
     }
     for (int c = 0; c < group_classes; ++c) {
       const size_type m = bins.size(short_class_base + c);
@@ -1075,7 +1080,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
                 nullptr, nullptr);
       });
       STRATA_CUDA_CHECK(cudaGetLastError());
-      log.mark("count-shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
+      log.mark("count-shortG", 1 << c, m);
     }
     if (const size_type m = bins.size(count_shared_block_class); m > 0) {
       count_block_kernel<false><<<grid_for(m, 1), block_size, 0, stream>>>(
@@ -1124,7 +1129,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
           status.as<int>());
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
-    log.mark("fillG" + std::to_string(1 << c) + "x" + std::to_string(m));
+    log.mark("fillG", 1 << c, m);
   }
   for (int c = 0; c < group_classes; ++c) {
     const size_type m = bins.size(short_class_base + c);
@@ -1137,7 +1142,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
               col_idx.data(), values.data(), status.as<int>());
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
-    log.mark("fill-shortG" + std::to_string(1 << c) + "x" + std::to_string(m));
+    log.mark("fill-shortG", 1 << c, m);
   }
   in_batches(
       exec, bins, fill_long_class, work.data(), B.cols, rp,
