@@ -5,7 +5,8 @@
 //   strata_bench_classical [--host] [--case NAME]... [--n N] [--repeat R]
 //                          [--interpolation direct|ext|ext+i|ext+e] [--pmax K]
 //                          [--aggressive-interpolation ext|ext+e] [--stage-pmax K]
-//                          [--num-paths 1|2] [--summary] [--profile] [--json FILE]
+//                          [--num-paths 1|2] [--summary] [--profile] [--spmv]
+//                          [--json FILE]
 //
 // Cases (all by default):
 //   poisson7-256       7-point Laplacian 256^3, PMIS + ext+i, Pmax 4
@@ -25,6 +26,10 @@
 // is in the JSON as first_resetup_seconds).
 // --summary prints each hierarchy; --profile adds the parts of the setup
 // stages to it (one device synchronisation per part).
+// --spmv times y = A x on every level's A and P (ours, and cuSPARSE's CSR
+// ALG1 on the device; best of 20) and prints the effective bandwidth
+// (12 nnz + 8 (rows + 1) + 8 cols + 8 rows bytes): the cycle is these
+// products and a few vector passes, so this is where its time goes.
 
 #include <algorithm>
 #include <chrono>
@@ -69,6 +74,7 @@ struct Options {
   amg::Interpolation aggressive_interpolation = amg::ClassicalParams{}.aggressive_interpolation;
   bool summary = false;
   bool profile = false;
+  bool spmv = false;
   std::string json;
 };
 
@@ -124,6 +130,8 @@ Options parse(int argc, char** argv) {
       o.summary = true;
     } else if (a == "--profile") {
       o.profile = true;
+    } else if (a == "--spmv") {
+      o.spmv = true;
     } else if (a == "--json") {
       o.json = value();
     } else {
@@ -131,6 +139,50 @@ Options parse(int argc, char** argv) {
     }
   }
   return o;
+}
+
+/// Best of `reps` timings of f() (synchronised), in seconds.
+template <class F>
+double best_time(const Executor& exec, int reps, F&& f) {
+  f();
+  exec.synchronize();
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = Clock::now();
+    f();
+    exec.synchronize();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+void time_level_products(const amg::Hierarchy<double>& H, const Executor& exec) {
+  std::printf("  SpMV per level: %-5s %10s %11s %6s %10s %10s %9s %9s\n", "op", "rows", "nnz",
+              "nnz/r", "ours ms", "GB/s", "cuSP ms", "GB/s");
+  for (int l = 0; l < H.num_levels(); ++l) {
+    for (int which = 0; which < 3; ++which) {
+      if (which > 0 && l + 1 == H.num_levels()) continue;
+      const CsrMatrix<double> R = which == 2 ? transpose(H.level_interpolation(l))
+                                             : CsrMatrix<double>();
+      const CsrMatrix<double>& M = which == 0   ? H.level_matrix(l)
+                                   : which == 1 ? H.level_interpolation(l)
+                                                : R;
+      Vector<double> x(exec, M.cols(), 1.0), y(exec, M.rows(), 0.0);
+      const double bytes = 12.0 * static_cast<double>(M.nnz()) +
+                           8.0 * static_cast<double>(M.rows() + 1) +
+                           8.0 * static_cast<double>(M.cols() + M.rows());
+      const double ours = best_time(exec, 20, [&] { spmv(M, x, y); });
+      double theirs = 0;
+      if (exec.is_cuda()) {
+        CusparseSpmv ref(M);
+        theirs = best_time(exec, 20, [&] { ref.apply(1.0, x, 0.0, y); });
+      }
+      std::printf("  %14s%d %-3.1s %10lld %11lld %6.1f %10.4f %10.0f %9.4f %9.0f\n", "level ", l,
+                  "APR" + which, (long long)M.rows(), (long long)M.nnz(),
+                  static_cast<double>(M.nnz()) / static_cast<double>(M.rows()), ours * 1e3,
+                  bytes / ours * 1e-9, theirs * 1e3, theirs > 0 ? bytes / theirs * 1e-9 : 0.0);
+    }
+  }
 }
 
 Result run(const Case& c, const Options& o, const Executor& exec) {
@@ -178,6 +230,7 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
     exec.synchronize();
     const double resetup = seconds_since(t0);
     r.first_resetup = std::min(r.first_resetup, first_resetup);
+    if (o.spmv && rep == o.repeat) time_level_products(H, exec);
     if (rep == 0) {
       r.setup_cold = setup;
       continue;  // warm-up

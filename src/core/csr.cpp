@@ -80,6 +80,17 @@ void CsrMatrix<T>::validate() const {
 }
 
 template <class T>
+size_type CsrMatrix<T>::max_row_nnz() const {
+  size_type cached = max_row_nnz_.value.load(std::memory_order_relaxed);
+  if (cached >= 0) return cached;
+  cached = rows_ == 0 ? 0 : executor().visit([&](const auto& e) {
+    return kernels::csr::row_length_range(e, rows_, row_ptr_.data()).second;
+  });
+  max_row_nnz_.value.store(cached, std::memory_order_relaxed);
+  return cached;
+}
+
+template <class T>
 void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y) {
   check_location(A.executor(), x.executor(), "x", "A");
   check_location(A.executor(), y.executor(), "y", "A");
@@ -92,7 +103,7 @@ void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>&
     throw invalid_argument("spmv: x and y are the same vector; y = A x needs separate storage");
   }
   A.executor().visit([&](const auto& e) {
-    kernels::csr::spmv(e, A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+    kernels::csr::spmv(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(), A.col_idx().data(),
                        A.values().data(), alpha, x.data(), beta, y.data());
   });
 }
@@ -114,7 +125,8 @@ T spmv_dot(const CsrMatrix<T>& A, const Vector<T>& x, Vector<T>& y) {
     throw invalid_argument("spmv_dot: x and y are the same vector; y = A x needs separate storage");
   }
   return A.executor().visit([&](const auto& e) {
-    return kernels::csr::spmv_dot(e, A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+    return kernels::csr::spmv_dot(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(),
+                                  A.col_idx().data(),
                                   A.values().data(), x.data(), y.data());
   });
 }

@@ -79,6 +79,21 @@ TEST(SpmvDevice, MediumRows) {
   expect_spmv_device_matches_host(A, "medium rows");
 }
 
+TEST(SpmvDevice, UniformStencilLengthRows) {
+  STRATA_REQUIRE_DEVICE();
+  // Rows of nearly equal length (the 27-point stencil's): the many-rows-per-
+  // block stream kernel.
+  auto A = random_csr(6007, 6007, [](size_type i, auto&) { return i % 97 == 0 ? 20 : 27; }, 10);
+  expect_spmv_device_matches_host(A, "uniform rows");
+}
+
+TEST(SpmvDevice, UnevenRowsOfFortyToAHundred) {
+  STRATA_REQUIRE_DEVICE();
+  // A coarse AMG operator's shape: the few-rows-per-block stream kernel.
+  auto A = random_csr(4001, 4001, [](size_type, auto& g) { return 30 + g() % 100; }, 11);
+  expect_spmv_device_matches_host(A, "uneven rows, mean about 80");
+}
+
 TEST(SpmvDevice, LongRows) {
   STRATA_REQUIRE_DEVICE();
   auto A = random_csr(301, 4000, [](size_type, auto& g) { return 100 + g() % 900; }, 3);

@@ -37,6 +37,19 @@ TEST_P(Csr, SpmvSmallHandChecked) {
   EXPECT_EQ(y.to_vector(), (std::vector<double>{2, 4, 20, 0, 31}));
 }
 
+TEST_P(Csr, MaxRowNnzIsTheLongestRowAndTravelsWithCopies) {
+  const auto A = small(exec());
+  EXPECT_EQ(A.max_row_nnz(), 3);
+  EXPECT_EQ(A.max_row_nnz(), 3);  // the cached value
+  EXPECT_EQ(A.clone().max_row_nnz(), 3);
+  EXPECT_EQ(A.to(Executor::host()).max_row_nnz(), 3);
+  CsrMatrix<double> moved = small(exec());
+  (void)moved.max_row_nnz();
+  const CsrMatrix<double> target = std::move(moved);
+  EXPECT_EQ(target.max_row_nnz(), 3);
+  EXPECT_EQ(CsrMatrix<double>().max_row_nnz(), 0);
+}
+
 TEST_P(Csr, SpmvChecksOperands) {
   auto A = small(exec());
   Vector<double> x(exec(), 4, 1.0), y(exec(), 5, 0.0);

@@ -2,6 +2,7 @@
 /// \file
 /// Compressed sparse row matrices and SpMV.
 
+#include <atomic>
 #include <string>
 #include <utility>
 
@@ -45,6 +46,12 @@ class CsrMatrix {
   /// Values may change in place; the pattern may not.
   Array<T>& values() noexcept { return values_; }
 
+  /// Entries in the longest row. Computed on the first call (a pass over
+  /// row_ptr; on a device, one synchronisation) and kept, since the pattern
+  /// never changes. SpMV uses it to tell stencil-like matrices, whose rows
+  /// are all about as long, from coarse AMG operators, whose rows vary.
+  size_type max_row_nnz() const;
+
   /// A copy on `target`.
   CsrMatrix to(const Executor& target) const;
   CsrMatrix clone() const { return to(executor()); }
@@ -60,6 +67,18 @@ class CsrMatrix {
   Array<offset_type> row_ptr_;
   Array<index_type> col_idx_;
   Array<T> values_;
+  /// A value computed from the pattern once (-1 until then). Copies carry it
+  /// with the pattern; atomic so that concurrent const use stays defined.
+  struct CachedSize {
+    std::atomic<size_type> value{-1};
+    CachedSize() = default;
+    CachedSize(const CachedSize& other) noexcept : value(other.value.load(std::memory_order_relaxed)) {}
+    CachedSize& operator=(const CachedSize& other) noexcept {
+      value.store(other.value.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      return *this;
+    }
+  };
+  mutable CachedSize max_row_nnz_;
 };
 
 /// y = alpha * A * x + beta * y, on the executor where A lives (x and y must

@@ -16,16 +16,19 @@ namespace strata::kernels::csr {
 /// nonzeros (not of rows). CUDA: "CSR-stream" for short rows (a block stages
 /// the products of a contiguous run of rows in shared memory with fully
 /// coalesced loads, then reduces each row from there), a warp per row for
-/// long rows or for blocks whose rows do not fit.
+/// long rows or for blocks whose rows do not fit. max_row (the longest row)
+/// picks the rows per block there: see csr_kernels.cu.
 template <class Exec, class T>
-void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
-          const T* values, T alpha, const T* x, T beta, T* y);
+void spmv(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+          const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
+          const T* x, T beta, T* y);
 
 /// y = A x for square A, returning x^T y: the SpMV and the dot product of
 /// CG's p^T A p in one pass over the matrix (the dot costs no extra read of
 /// x and y). Fixed order: repeats bit for bit.
 template <class Exec, class T>
-T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+           const offset_type* row_ptr,
            const index_type* col_idx, const T* values, const T* x, T* y);
 
 /// {shortest, longest} row of the CSR matrix (rows > 0).

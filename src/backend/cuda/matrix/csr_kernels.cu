@@ -173,23 +173,34 @@ size_type launch_stream(cudaStream_t stream, size_type rows, double mean_row,
   return blocks;
 }
 
-/// Picks the kernel by mean row length; returns the number of blocks (the
-/// number of dot partials written when DOT).
+/// Picks the kernel by row length. Measured on the H200 (bench/NOTES.md,
+/// "SpMV on coarse AMG levels"): the stream kernel's shared staging area
+/// comes out of the same on-chip memory as the L1 cache. A stencil's
+/// gathers of x are coalesced and need little L1, so it does best with many
+/// rows per block; a coarse Galerkin operator's gathers scatter and reuse x
+/// through L1, so it wants smaller blocks of staging (2x faster at 30
+/// entries a row). Rows of nearly equal length (max_row <= 1.25 x mean)
+/// mark the stencil.
 template <bool DOT, class T>
-size_type launch_spmv(cudaStream_t stream, size_type rows, size_type nnz,
+size_type launch_spmv(cudaStream_t stream, size_type rows, size_type nnz, size_type max_row,
                       const offset_type* row_ptr, const index_type* col_idx, const T* values,
                       T alpha, const T* x, T beta, T* y, T* dot_partial) {
   const double mean_row = static_cast<double>(nnz) / static_cast<double>(rows);
+  const bool uniform_rows = static_cast<double>(max_row) <= 1.25 * mean_row;
   if (mean_row <= 12) {
     return launch_stream<256, 256, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
                                         x, beta, y, dot_partial);
   }
-  if (mean_row <= 40) {
+  if (mean_row <= 40 && uniform_rows) {
     return launch_stream<256, 64, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
                                        x, beta, y, dot_partial);
   }
-  if (mean_row <= 100) {
+  if (mean_row <= 40) {
     return launch_stream<256, 32, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
+                                       x, beta, y, dot_partial);
+  }
+  if (mean_row <= 100) {
+    return launch_stream<256, 16, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
                                        x, beta, y, dot_partial);
   }
   constexpr int block = 256;
@@ -203,17 +214,19 @@ size_type launch_spmv(cudaStream_t stream, size_type rows, size_type nnz,
 }  // namespace
 
 template <class Exec, class T>
-void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
-          const index_type* col_idx, const T* values, T alpha, const T* x, T beta, T* y) {
+void spmv(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+          const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
+          const T* x, T beta, T* y) {
   if (rows == 0) return;
   cuda_detail::activate(exec);
-  launch_spmv<false>(cuda_detail::stream_of(exec), rows, nnz, row_ptr, col_idx, values, alpha,
-                     x, beta, y, static_cast<T*>(nullptr));
+  launch_spmv<false>(cuda_detail::stream_of(exec), rows, nnz, max_row, row_ptr, col_idx, values,
+                     alpha, x, beta, y, static_cast<T*>(nullptr));
 }
 
 template <class Exec, class T>
-T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
-           const index_type* col_idx, const T* values, const T* x, T* y) {
+T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+           const offset_type* row_ptr, const index_type* col_idx, const T* values, const T* x,
+           T* y) {
   if (rows == 0) return T{0};
   cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
@@ -222,8 +235,8 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* r
   const size_type max_blocks = rows / 8 + 1;
   cuda_detail::ScratchBuffer partial(exec, sizeof(T) * static_cast<std::size_t>(max_blocks + 1));
   T* p = partial.as<T>();
-  const size_type blocks = launch_spmv<true>(stream, rows, nnz, row_ptr, col_idx, values, T{1},
-                                             x, T{0}, y, p);
+  const size_type blocks = launch_spmv<true>(stream, rows, nnz, max_row, row_ptr, col_idx, values,
+                                             T{1}, x, T{0}, y, p);
   cuda_detail::reduce_final_kernel<<<1, cuda_detail::reduce_block, 0, stream>>>(
       static_cast<int>(blocks), T{0}, ops::Plus{}, p, p + max_blocks);
   STRATA_CUDA_CHECK(cudaGetLastError());
@@ -234,16 +247,18 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* r
   return result;
 }
 
-template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, const offset_type*,
+template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
+                                    const offset_type*,
                                     const index_type*, const float*, float, const float*, float,
                                     float*);
-template void spmv<CudaExec, double>(const CudaExec&, size_type, size_type, const offset_type*,
+template void spmv<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
+                                    const offset_type*,
                                      const index_type*, const double*, double, const double*,
                                      double, double*);
-template float spmv_dot<CudaExec, float>(const CudaExec&, size_type, size_type,
+template float spmv_dot<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
                                          const offset_type*, const index_type*, const float*,
                                          const float*, float*);
-template double spmv_dot<CudaExec, double>(const CudaExec&, size_type, size_type,
+template double spmv_dot<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
                                            const offset_type*, const index_type*, const double*,
                                            const double*, double*);
 template std::pair<size_type, size_type> row_length_range<CudaExec>(const CudaExec&, size_type,

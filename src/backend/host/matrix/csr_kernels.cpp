@@ -22,8 +22,9 @@ void spmv_rows(size_type first, size_type last, const offset_type* row_ptr,
 }  // namespace
 
 template <class Exec, class T>
-void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr, const index_type* col_idx,
-          const T* values, T alpha, const T* x, T beta, T* y) {
+void spmv(const Exec& exec, size_type rows, size_type nnz, size_type /*max_row: CUDA only*/,
+          const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
+          const T* x, T beta, T* y) {
   const int threads = host_detail::thread_count(exec);
   if (threads <= 1 || nnz + rows < host_detail::parallel_threshold) {
     spmv_rows(0, rows, row_ptr, col_idx, values, alpha, x, beta, y);
@@ -42,25 +43,28 @@ void spmv(const Exec& exec, size_type rows, size_type nnz, const offset_type* ro
 }
 
 template <class Exec, class T>
-T spmv_dot(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
-           const index_type* col_idx, const T* values, const T* x, T* y) {
+T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+           const offset_type* row_ptr, const index_type* col_idx, const T* values, const T* x,
+           T* y) {
   // On the host the second pass costs little against the SpMV itself, and it
   // keeps the reduction order independent of the thread count.
-  spmv(exec, rows, nnz, row_ptr, col_idx, values, T{1}, x, T{0}, y);
+  spmv(exec, rows, nnz, max_row, row_ptr, col_idx, values, T{1}, x, T{0}, y);
   return transform_reduce(exec, rows, T{0}, [=](size_type i) { return x[i] * y[i]; },
                           ops::Plus{});
 }
 
-template float spmv_dot<HostExec, float>(const HostExec&, size_type, size_type,
+template float spmv_dot<HostExec, float>(const HostExec&, size_type, size_type, size_type,
                                          const offset_type*, const index_type*, const float*,
                                          const float*, float*);
-template double spmv_dot<HostExec, double>(const HostExec&, size_type, size_type,
+template double spmv_dot<HostExec, double>(const HostExec&, size_type, size_type, size_type,
                                            const offset_type*, const index_type*, const double*,
                                            const double*, double*);
-template void spmv<HostExec, float>(const HostExec&, size_type, size_type, const offset_type*,
+template void spmv<HostExec, float>(const HostExec&, size_type, size_type, size_type,
+                                    const offset_type*,
                                     const index_type*, const float*, float, const float*, float,
                                     float*);
-template void spmv<HostExec, double>(const HostExec&, size_type, size_type, const offset_type*,
+template void spmv<HostExec, double>(const HostExec&, size_type, size_type, size_type,
+                                     const offset_type*,
                                      const index_type*, const double*, double, const double*,
                                      double, double*);
 template std::pair<size_type, size_type> row_length_range<HostExec>(const HostExec&, size_type,
