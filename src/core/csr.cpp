@@ -90,22 +90,58 @@ size_type CsrMatrix<T>::max_row_nnz() const {
   return cached;
 }
 
+namespace {
+/// y = alpha A x + beta z after checking where the operands live, their sizes
+/// and that y is not x (`who` names the caller in the messages).
 template <class T>
-void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y) {
+void checked_spmv(const char* who, T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta,
+                  const Vector<T>* z, Vector<T>& y) {
   check_location(A.executor(), x.executor(), "x", "A");
   check_location(A.executor(), y.executor(), "y", "A");
   if (x.size() != A.cols() || y.size() != A.rows()) {
-    throw dimension_mismatch("spmv: A is " + std::to_string(A.rows()) + " x " +
+    throw dimension_mismatch(std::string(who) + ": A is " + std::to_string(A.rows()) + " x " +
                              std::to_string(A.cols()) + " but x has " + std::to_string(x.size()) +
                              " and y has " + std::to_string(y.size()) + " entries");
   }
   if (x.data() == y.data() && x.size() > 0) {
-    throw invalid_argument("spmv: x and y are the same vector; y = A x needs separate storage");
+    throw invalid_argument(std::string(who) +
+                           ": x and y are the same vector; y = A x needs separate storage");
+  }
+  const T* zp = y.data();
+  if (z != nullptr) {
+    check_location(A.executor(), z->executor(), "z", "A");
+    if (z->size() != A.rows()) {
+      throw dimension_mismatch(std::string(who) + ": A has " + std::to_string(A.rows()) +
+                               " rows but the added vector has " + std::to_string(z->size()) +
+                               " entries");
+    }
+    if (z->data() == x.data() && x.size() > 0) {
+      throw invalid_argument(std::string(who) + ": the added vector is x itself");
+    }
+    zp = z->data();
   }
   A.executor().visit([&](const auto& e) {
-    kernels::csr::spmv(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(), A.col_idx().data(),
-                       A.values().data(), alpha, x.data(), beta, y.data());
+    kernels::csr::spmv(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(),
+                       A.col_idx().data(), A.values().data(), alpha, x.data(), beta, zp,
+                       y.data());
   });
+}
+}  // namespace
+
+template <class T>
+void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, Vector<T>& y) {
+  checked_spmv("spmv", alpha, A, x, beta, static_cast<const Vector<T>*>(nullptr), y);
+}
+
+template <class T>
+void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, const Vector<T>& z,
+          Vector<T>& y) {
+  checked_spmv("spmv", alpha, A, x, beta, &z, y);
+}
+
+template <class T>
+void residual(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x, Vector<T>& r) {
+  checked_spmv("residual", T{-1}, A, x, T{1}, &b, r);
 }
 
 template <class T>
@@ -213,6 +249,14 @@ template void spmv<float>(float, const CsrMatrix<float>&, const Vector<float>&, 
                           Vector<float>&);
 template void spmv<double>(double, const CsrMatrix<double>&, const Vector<double>&, double,
                            Vector<double>&);
+template void spmv<float>(float, const CsrMatrix<float>&, const Vector<float>&, float,
+                          const Vector<float>&, Vector<float>&);
+template void spmv<double>(double, const CsrMatrix<double>&, const Vector<double>&, double,
+                           const Vector<double>&, Vector<double>&);
+template void residual<float>(const CsrMatrix<float>&, const Vector<float>&,
+                              const Vector<float>&, Vector<float>&);
+template void residual<double>(const CsrMatrix<double>&, const Vector<double>&,
+                               const Vector<double>&, Vector<double>&);
 template float spmv_dot<float>(const CsrMatrix<float>&, const Vector<float>&, Vector<float>&);
 template double spmv_dot<double>(const CsrMatrix<double>&, const Vector<double>&,
                                  Vector<double>&);

@@ -50,6 +50,27 @@ TEST_P(Csr, MaxRowNnzIsTheLongestRowAndTravelsWithCopies) {
   EXPECT_EQ(CsrMatrix<double>().max_row_nnz(), 0);
 }
 
+TEST_P(Csr, ResidualAndSpmvIntoAnotherVector) {
+  auto A = small(exec());
+  const Vector<double> x(Array<double>(exec(), {1, 2, 3, 4, 5}));  // A x = {2, 4, 20, 0, 31}
+  const Vector<double> b(Array<double>(exec(), {10, 10, 10, 10, 10}));
+  Vector<double> r(exec(), 5, 99.0);
+  residual(A, b, x, r);
+  EXPECT_EQ(r.to_vector(), (std::vector<double>{8, 6, -10, 10, -21}));
+  Vector<double> rb = b.clone();  // r may be b: r = r - A x
+  residual(A, rb, x, rb);
+  EXPECT_EQ(rb.to_vector(), r.to_vector());
+  Vector<double> y(exec(), 5, 0.0);
+  spmv(2.0, A, x, -1.0, b, y);  // y = 2 A x - b, b untouched
+  EXPECT_EQ(y.to_vector(), (std::vector<double>{-6, -2, 30, -10, 52}));
+  EXPECT_EQ(b.to_vector(), (std::vector<double>(5, 10.0)));
+  Vector<double> xr = x.clone();
+  EXPECT_THROW(residual(A, b, xr, xr), invalid_argument);  // r must not be x
+  EXPECT_THROW(spmv(1.0, A, x, 1.0, x, y), invalid_argument);  // nor the added vector
+  Vector<double> short_b(exec(), 4, 0.0);
+  EXPECT_THROW(residual(A, short_b, x, r), dimension_mismatch);
+}
+
 TEST_P(Csr, SpmvChecksOperands) {
   auto A = small(exec());
   Vector<double> x(exec(), 4, 1.0), y(exec(), 5, 0.0);

@@ -92,6 +92,16 @@ void spmv(const CsrMatrix<T>& A, const Vector<T>& x, Vector<T>& y) {
   spmv(T{1}, A, x, T{0}, y);
 }
 
+/// r = b - A x in one pass over A (the residual, without storing A x).
+/// r may be b; x must be neither.
+template <class T>
+void residual(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x, Vector<T>& r);
+
+/// y = alpha * A * x + beta * z (z may be y, and must not be x).
+template <class T>
+void spmv(T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta, const Vector<T>& z,
+          Vector<T>& y);
+
 /// y = A x for square A, returning x^T y in the same pass (CG's p^T A p
 /// without a second read of p and A p).
 template <class T>

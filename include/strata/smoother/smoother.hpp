@@ -23,6 +23,14 @@ class Smoother : public LinearOperator<T> {
   /// x <- x + M^-1 (b - A x), `sweeps` times (a Chebyshev sweep applies the
   /// whole polynomial).
   virtual void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const = 0;
+  /// One sweep from x0 into x (x must not be x0): x = x0 + M^-1 (b - A x0),
+  /// what x = x0 followed by smooth(b, x, 1) gives. Jacobi and l1-Jacobi do
+  /// it in one pass over A, which is how the AMG cycle post-smooths straight
+  /// from the prolonged iterate.
+  virtual void sweep_from(const Vector<T>& b, const Vector<T>& x0, Vector<T>& x) const {
+    axpby(T{1}, x0, T{0}, x);
+    smooth(b, x, 1);
+  }
 };
 
 /// Weighted Jacobi: M^-1 = omega D^-1. Default omega = 1 (plain Jacobi).

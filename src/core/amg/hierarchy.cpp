@@ -224,8 +224,7 @@ struct Hierarchy<T>::Impl {
       x.fill(T{0});
     }
     // r = b - A x; b_c = R r; x_c = 0
-    spmv(*level.A, x, level.r);
-    axpby(T{1}, b, T{-1}, level.r);
+    residual(*level.A, b, x, level.r);
     const Level& coarse = levels[l + 1];
     spmv(transfer.R, level.r, coarse.b);
     account(level, start);
@@ -242,8 +241,15 @@ struct Hierarchy<T>::Impl {
       }
     }
     start = Clock::now();
-    spmv(T{1}, transfer.P, coarse.x, T{1}, x);  // x += P x_c
-    level.smoother->smooth(b, x, params.post_sweeps);
+    if (params.post_sweeps > 0) {
+      // r (free now) = x + P x_c; the first sweep goes from r back into x
+      // in one pass over A.
+      spmv(T{1}, transfer.P, coarse.x, T{1}, x, level.r);
+      level.smoother->sweep_from(b, level.r, x);
+      level.smoother->smooth(b, x, params.post_sweeps - 1);
+    } else {
+      spmv(T{1}, transfer.P, coarse.x, T{1}, x);  // x += P x_c
+    }
     account(level, start);
   }
 
@@ -408,8 +414,7 @@ SolveInfo Hierarchy<T>::solve(const Vector<T>& b, Vector<T>& x, const KrylovPara
   MatrixOperator<T> op(A);
   Vector<T> r(executor(), rows()), e(executor(), rows());
   SolveInfo info;
-  spmv(A, x, r);
-  axpby(T{1}, b, T{-1}, r);
+  residual(A, b, x, r);
   const double b_norm = norm2(b);
   info.initial_residual_norm = norm2(r);
   info.reference_norm =
@@ -435,8 +440,7 @@ SolveInfo Hierarchy<T>::solve(const Vector<T>& b, Vector<T>& x, const KrylovPara
   while (info.iterations < p.max_iterations) {
     impl_->cycle(0, impl_->params.cycle, r, e, true);
     axpy(T{1}, e, x);
-    spmv(A, x, r);
-    axpby(T{1}, b, T{-1}, r);
+    residual(A, b, x, r);
     r_norm = norm2(r);
     ++info.iterations;
     record();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/solver/diagonal.hpp"
+#include "kernels/matrix/csr_kernels.hpp"
 #include "kernels/solver/solver_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
@@ -61,6 +62,18 @@ class DiagonalSmoother final : public Smoother<T> {
                                         x.data());
       });
     }
+  }
+
+  void sweep_from(const Vector<T>& b, const Vector<T>& x0, Vector<T>& x) const override {
+    check_operands(A_, b, x, name_.c_str());
+    check_operands(A_, b, x0, name_.c_str());
+    require(x0.data() != x.data() || x.size() == 0,
+            name_ + ": sweep_from needs x0 and x in separate storage");
+    executor().visit([&](const auto& e) {
+      kernels::csr::jacobi_sweep(e, A_.rows(), A_.nnz(), A_.max_row_nnz(), A_.row_ptr().data(),
+                                 A_.col_idx().data(), A_.values().data(), d_.data(), b.data(),
+                                 x0.data(), x.data());
+    });
   }
 
  private:

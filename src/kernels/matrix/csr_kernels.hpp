@@ -8,8 +8,9 @@
 
 namespace strata::kernels::csr {
 
-/// y = alpha A x + beta y for the rows x cols CSR matrix (row_ptr, col_idx,
-/// values). beta == 0 overwrites y. Each row is summed in a fixed order, so
+/// y = alpha A x + beta z for the rows x cols CSR matrix (row_ptr, col_idx,
+/// values); z may be y (the usual y = alpha A x + beta y) or another vector
+/// (the residual b - A x in one pass). beta == 0 ignores z. Each row is summed in a fixed order, so
 /// the result repeats bit for bit.
 ///
 /// Host: rows are split between threads so that each gets an equal share of
@@ -21,7 +22,16 @@ namespace strata::kernels::csr {
 template <class Exec, class T>
 void spmv(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
           const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
-          const T* x, T beta, T* y);
+          const T* x, T beta, const T* z, T* y);
+
+/// One Jacobi sweep from x into y (square A, y != x):
+/// y = x + d .* (b - A x), in one pass: the SpMV's row sums go straight into
+/// the update, so neither A x nor a separate correction pass is stored.
+/// Same row order and sums as spmv, so it repeats bit for bit.
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* d, const T* b, const T* x, T* y);
 
 /// y = A x for square A, returning x^T y: the SpMV and the dot product of
 /// CG's p^T A p in one pass over the matrix (the dot costs no extra read of

@@ -23,19 +23,38 @@ namespace {
 
 constexpr int warp_size = 32;
 
+// Epilogues: what a row's sum (A x)_i becomes in y_i. The kernels are
+// written once for all of them, so that a fused operation costs no extra
+// pass over the vectors.
+
+/// y = alpha A x + beta z (z may be y; beta == 0 ignores z).
 template <class T>
-__device__ __forceinline__ T finish(T alpha, T sum, T beta, const T* y, size_type row) {
-  return beta == T{0} ? alpha * sum : alpha * sum + beta * y[row];
-}
+struct Axpby {
+  T alpha, beta;
+  const T* z;
+  __device__ __forceinline__ T operator()(size_type row, T sum) const {
+    return beta == T{0} ? alpha * sum : alpha * sum + beta * z[row];
+  }
+};
+
+/// One Jacobi sweep from x into y: y = x + d .* (b - A x).
+template <class T>
+struct JacobiSweep {
+  const T* d;
+  const T* b;
+  const T* x;
+  __device__ __forceinline__ T operator()(size_type row, T sum) const {
+    return x[row] + d[row] * (b[row] - sum);
+  }
+};
 
 /// A warp per row, `warps` rows in flight per block; each row's partial sums
 /// are combined by a fixed shuffle tree (deterministic). Returns this
 /// thread's share of x^T y (rows whose y it wrote).
-template <class T>
+template <bool DOT, class T, class Epi>
 __device__ T spmv_warp_rows(size_type first_row, int nrows, const offset_type* row_start,
-                               const index_type* __restrict__ col_idx,
-                               const T* __restrict__ values, T alpha, const T* __restrict__ x,
-                               T beta, T* __restrict__ y) {
+                            const index_type* __restrict__ col_idx, const T* __restrict__ values,
+                            const T* __restrict__ x, T* __restrict__ y, const Epi& epi) {
   const int lane = threadIdx.x % warp_size;
   const int warps = blockDim.x / warp_size;
   T dot{0};
@@ -48,9 +67,9 @@ __device__ T spmv_warp_rows(size_type first_row, int nrows, const offset_type* r
       sum += __shfl_down_sync(0xffffffffu, sum, offset);
     }
     if (lane == 0) {
-      const T yi = finish(alpha, sum, beta, y, first_row + r);
+      const T yi = epi(first_row + r, sum);
       y[first_row + r] = yi;
-      dot += x[first_row + r] * yi;
+      if constexpr (DOT) dot += x[first_row + r] * yi;
     }
   }
   return dot;
@@ -69,12 +88,12 @@ __device__ void block_partial_sum(T contribution, T* partial) {
 /// row in the reduction phase. `capacity` products fit in dynamic shared memory.
 /// With DOT, each block also writes its share of x^T y to dot_partial (the
 /// fused SpMV + dot of CG; x and y are then indexed alike, A is square).
-template <int BLOCK, int ROWS, bool DOT, class T>
+template <int BLOCK, int ROWS, bool DOT, class T, class Epi>
 __global__ void __launch_bounds__(BLOCK)
     spmv_stream_kernel(size_type rows, const offset_type* __restrict__ row_ptr,
                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
-                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y,
-                       int capacity, T* __restrict__ dot_partial) {
+                       const T* __restrict__ x, T* __restrict__ y, Epi epi, int capacity,
+                       T* __restrict__ dot_partial) {
   constexpr int lanes_per_row = BLOCK / ROWS;
   static_assert(BLOCK % ROWS == 0 && lanes_per_row <= warp_size);
   extern __shared__ unsigned char shared_raw[];
@@ -89,7 +108,7 @@ __global__ void __launch_bounds__(BLOCK)
   const offset_type begin = row_start[0];
   const offset_type count = row_start[nrows] - begin;
   if (count > capacity) {  // uniform across the block: the rows do not fit
-    const T dot = spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+    const T dot = spmv_warp_rows<DOT>(first_row, nrows, row_start, col_idx, values, x, y, epi);
     if constexpr (DOT) block_partial_sum<BLOCK>(dot, dot_partial);
     return;
   }
@@ -132,7 +151,7 @@ __global__ void __launch_bounds__(BLOCK)
   }
   T dot{0};
   if (r < nrows && lane == 0) {
-    const T yi = finish(alpha, sum, beta, y, first_row + r);
+    const T yi = epi(first_row + r, sum);
     y[first_row + r] = yi;
     if constexpr (DOT) dot = x[first_row + r] * yi;
   }
@@ -140,11 +159,11 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 /// A warp per row for matrices whose rows are long.
-template <int BLOCK, bool DOT, class T>
+template <int BLOCK, bool DOT, class T, class Epi>
 __global__ void __launch_bounds__(BLOCK)
     spmv_vector_kernel(size_type rows, const offset_type* __restrict__ row_ptr,
                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
-                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y,
+                       const T* __restrict__ x, T* __restrict__ y, Epi epi,
                        T* __restrict__ dot_partial) {
   constexpr int ROWS = BLOCK / warp_size;
   __shared__ offset_type row_start[ROWS + 1];
@@ -152,23 +171,23 @@ __global__ void __launch_bounds__(BLOCK)
   const int nrows = static_cast<int>(rows - first_row < ROWS ? rows - first_row : size_type{ROWS});
   for (int t = threadIdx.x; t <= nrows; t += BLOCK) row_start[t] = row_ptr[first_row + t];
   __syncthreads();
-  const T dot = spmv_warp_rows(first_row, nrows, row_start, col_idx, values, alpha, x, beta, y);
+  const T dot = spmv_warp_rows<DOT>(first_row, nrows, row_start, col_idx, values, x, y, epi);
   if constexpr (DOT) block_partial_sum<BLOCK>(dot, dot_partial);
 }
 
-template <int BLOCK, int ROWS, bool DOT, class T>
+template <int BLOCK, int ROWS, bool DOT, class T, class Epi>
 size_type launch_stream(cudaStream_t stream, size_type rows, double mean_row,
-                        const offset_type* rp, const index_type* ci, const T* v, T alpha,
-                        const T* x, T beta, T* y, T* dot_partial) {
+                        const offset_type* rp, const index_type* ci, const T* v, const T* x, T* y,
+                        const Epi& epi, T* dot_partial) {
   // Room for rows 1.5x longer than the mean (plus slack), within the 48 KB
   // every block may use without opting in.
   const int max_capacity = static_cast<int>((48 * 1024 - sizeof(offset_type) * (ROWS + 1)) /
                                             sizeof(T));
   const int capacity = std::min<int>(max_capacity, static_cast<int>(ROWS * (mean_row * 1.5 + 4)));
   const size_type blocks = (rows + ROWS - 1) / ROWS;
-  spmv_stream_kernel<BLOCK, ROWS, DOT, T>
+  spmv_stream_kernel<BLOCK, ROWS, DOT, T, Epi>
       <<<static_cast<unsigned>(blocks), BLOCK, capacity * sizeof(T), stream>>>(
-          rows, rp, ci, v, alpha, x, beta, y, capacity, dot_partial);
+          rows, rp, ci, v, x, y, epi, capacity, dot_partial);
   STRATA_CUDA_CHECK(cudaGetLastError());
   return blocks;
 }
@@ -181,32 +200,32 @@ size_type launch_stream(cudaStream_t stream, size_type rows, double mean_row,
 /// through L1, so it wants smaller blocks of staging (2x faster at 30
 /// entries a row). Rows of nearly equal length (max_row <= 1.25 x mean)
 /// mark the stencil.
-template <bool DOT, class T>
+template <bool DOT, class T, class Epi>
 size_type launch_spmv(cudaStream_t stream, size_type rows, size_type nnz, size_type max_row,
                       const offset_type* row_ptr, const index_type* col_idx, const T* values,
-                      T alpha, const T* x, T beta, T* y, T* dot_partial) {
+                      const T* x, T* y, const Epi& epi, T* dot_partial) {
   const double mean_row = static_cast<double>(nnz) / static_cast<double>(rows);
   const bool uniform_rows = static_cast<double>(max_row) <= 1.25 * mean_row;
   if (mean_row <= 12) {
-    return launch_stream<256, 256, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
-                                        x, beta, y, dot_partial);
+    return launch_stream<256, 256, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, x, y,
+                                        epi, dot_partial);
   }
   if (mean_row <= 40 && uniform_rows) {
-    return launch_stream<256, 64, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
-                                       x, beta, y, dot_partial);
+    return launch_stream<256, 64, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, x, y,
+                                        epi, dot_partial);
   }
   if (mean_row <= 40) {
-    return launch_stream<256, 32, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
-                                       x, beta, y, dot_partial);
+    return launch_stream<256, 32, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, x, y,
+                                        epi, dot_partial);
   }
   if (mean_row <= 100) {
-    return launch_stream<256, 16, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, alpha,
-                                       x, beta, y, dot_partial);
+    return launch_stream<256, 16, DOT>(stream, rows, mean_row, row_ptr, col_idx, values, x, y,
+                                        epi, dot_partial);
   }
   constexpr int block = 256;
   const size_type blocks = (rows + block / warp_size - 1) / (block / warp_size);
-  spmv_vector_kernel<block, DOT, T><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
-      rows, row_ptr, col_idx, values, alpha, x, beta, y, dot_partial);
+  spmv_vector_kernel<block, DOT, T, Epi><<<static_cast<unsigned>(blocks), block, 0, stream>>>(
+      rows, row_ptr, col_idx, values, x, y, epi, dot_partial);
   STRATA_CUDA_CHECK(cudaGetLastError());
   return blocks;
 }
@@ -216,11 +235,21 @@ size_type launch_spmv(cudaStream_t stream, size_type rows, size_type nnz, size_t
 template <class Exec, class T>
 void spmv(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
           const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
-          const T* x, T beta, T* y) {
+          const T* x, T beta, const T* z, T* y) {
   if (rows == 0) return;
   cuda_detail::activate(exec);
   launch_spmv<false>(cuda_detail::stream_of(exec), rows, nnz, max_row, row_ptr, col_idx, values,
-                     alpha, x, beta, y, static_cast<T*>(nullptr));
+                     x, y, Axpby<T>{alpha, beta, z}, static_cast<T*>(nullptr));
+}
+
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* d, const T* b, const T* x, T* y) {
+  if (rows == 0) return;
+  cuda_detail::activate(exec);
+  launch_spmv<false>(cuda_detail::stream_of(exec), rows, nnz, max_row, row_ptr, col_idx, values,
+                     x, y, JacobiSweep<T>{d, b, x}, static_cast<T*>(nullptr));
 }
 
 template <class Exec, class T>
@@ -236,7 +265,7 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
   cuda_detail::ScratchBuffer partial(exec, sizeof(T) * static_cast<std::size_t>(max_blocks + 1));
   T* p = partial.as<T>();
   const size_type blocks = launch_spmv<true>(stream, rows, nnz, max_row, row_ptr, col_idx, values,
-                                             T{1}, x, T{0}, y, p);
+                                             x, y, Axpby<T>{T{1}, T{0}, y}, p);
   cuda_detail::reduce_final_kernel<<<1, cuda_detail::reduce_block, 0, stream>>>(
       static_cast<int>(blocks), T{0}, ops::Plus{}, p, p + max_blocks);
   STRATA_CUDA_CHECK(cudaGetLastError());
@@ -248,13 +277,17 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
 }
 
 template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
-                                    const offset_type*,
-                                    const index_type*, const float*, float, const float*, float,
-                                    float*);
+                                    const offset_type*, const index_type*, const float*, float,
+                                    const float*, float, const float*, float*);
+template void jacobi_sweep<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
+                                          const offset_type*, const index_type*, const float*,
+                                          const float*, const float*, const float*, float*);
 template void spmv<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
-                                    const offset_type*,
-                                     const index_type*, const double*, double, const double*,
-                                     double, double*);
+                                    const offset_type*, const index_type*, const double*, double,
+                                    const double*, double, const double*, double*);
+template void jacobi_sweep<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
+                                          const offset_type*, const index_type*, const double*,
+                                          const double*, const double*, const double*, double*);
 template float spmv_dot<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
                                          const offset_type*, const index_type*, const float*,
                                          const float*, float*);

@@ -10,36 +10,54 @@
 namespace strata::kernels::csr {
 
 namespace {
-template <class T>
+/// y_i = epi(i, (A x)_i) for the rows [first, last).
+template <class T, class Epi>
 void spmv_rows(size_type first, size_type last, const offset_type* row_ptr,
-               const index_type* col_idx, const T* values, T alpha, const T* x, T beta, T* y) {
+               const index_type* col_idx, const T* values, const T* x, T* y, const Epi& epi) {
   for (size_type i = first; i < last; ++i) {
     T sum{0};
     for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) sum += values[k] * x[col_idx[k]];
-    y[i] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[i];
+    y[i] = epi(i, sum);
   }
 }
-}  // namespace
 
-template <class Exec, class T>
-void spmv(const Exec& exec, size_type rows, size_type nnz, size_type /*max_row: CUDA only*/,
-          const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
-          const T* x, T beta, T* y) {
+/// The rows split between threads so that each gets an equal share of
+/// nonzeros: balanced for matrices with a few very long rows as well.
+template <class Exec, class T, class Epi>
+void spmv_split(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+                const index_type* col_idx, const T* values, const T* x, T* y, const Epi& epi) {
   const int threads = host_detail::thread_count(exec);
   if (threads <= 1 || nnz + rows < host_detail::parallel_threshold) {
-    spmv_rows(0, rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    spmv_rows(0, rows, row_ptr, col_idx, values, x, y, epi);
     return;
   }
-  // Thread t takes the rows whose first nonzero falls in its equal share of
-  // [0, nnz): balanced for matrices with a few very long rows as well.
+  // Thread t takes the rows whose first nonzero falls in its share of [0, nnz).
   const auto boundary = [&](int t) -> size_type {
     if (t >= threads) return rows;
     const offset_type target = nnz / threads * t + std::min<offset_type>(t, nnz % threads);
     return std::lower_bound(row_ptr, row_ptr + rows, target) - row_ptr;
   };
   host_detail::for_each_task(exec, threads, [&](size_type t) {
-    spmv_rows(boundary(int(t)), boundary(int(t) + 1), row_ptr, col_idx, values, alpha, x, beta, y);
+    spmv_rows(boundary(int(t)), boundary(int(t) + 1), row_ptr, col_idx, values, x, y, epi);
   });
+}
+}  // namespace
+
+template <class Exec, class T>
+void spmv(const Exec& exec, size_type rows, size_type nnz, size_type /*max_row: CUDA only*/,
+          const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
+          const T* x, T beta, const T* z, T* y) {
+  spmv_split(exec, rows, nnz, row_ptr, col_idx, values, x, y, [=](size_type i, T sum) {
+    return beta == T{0} ? alpha * sum : alpha * sum + beta * z[i];
+  });
+}
+
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, size_type rows, size_type nnz, size_type /*max_row*/,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* d, const T* b, const T* x, T* y) {
+  spmv_split(exec, rows, nnz, row_ptr, col_idx, values, x, y,
+             [=](size_type i, T sum) { return x[i] + d[i] * (b[i] - sum); });
 }
 
 template <class Exec, class T>
@@ -48,7 +66,7 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
            T* y) {
   // On the host the second pass costs little against the SpMV itself, and it
   // keeps the reduction order independent of the thread count.
-  spmv(exec, rows, nnz, max_row, row_ptr, col_idx, values, T{1}, x, T{0}, y);
+  spmv(exec, rows, nnz, max_row, row_ptr, col_idx, values, T{1}, x, T{0}, y, y);
   return transform_reduce(exec, rows, T{0}, [=](size_type i) { return x[i] * y[i]; },
                           ops::Plus{});
 }
@@ -60,13 +78,17 @@ template double spmv_dot<HostExec, double>(const HostExec&, size_type, size_type
                                            const offset_type*, const index_type*, const double*,
                                            const double*, double*);
 template void spmv<HostExec, float>(const HostExec&, size_type, size_type, size_type,
-                                    const offset_type*,
-                                    const index_type*, const float*, float, const float*, float,
-                                    float*);
+                                    const offset_type*, const index_type*, const float*, float,
+                                    const float*, float, const float*, float*);
+template void jacobi_sweep<HostExec, float>(const HostExec&, size_type, size_type, size_type,
+                                          const offset_type*, const index_type*, const float*,
+                                          const float*, const float*, const float*, float*);
 template void spmv<HostExec, double>(const HostExec&, size_type, size_type, size_type,
-                                     const offset_type*,
-                                     const index_type*, const double*, double, const double*,
-                                     double, double*);
+                                    const offset_type*, const index_type*, const double*, double,
+                                    const double*, double, const double*, double*);
+template void jacobi_sweep<HostExec, double>(const HostExec&, size_type, size_type, size_type,
+                                          const offset_type*, const index_type*, const double*,
+                                          const double*, const double*, const double*, double*);
 template std::pair<size_type, size_type> row_length_range<HostExec>(const HostExec&, size_type,
                                                                   const offset_type*);
 template size_type validate<HostExec, float>(const HostExec&, size_type, size_type, size_type,
