@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
@@ -37,7 +38,8 @@
 namespace {
 
 using namespace strata;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::seconds_since;
 
 struct Options {
   std::vector<std::string> cases;
@@ -48,9 +50,6 @@ struct Options {
   std::string json;
 };
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 struct Result {
   std::string problem, config;

@@ -42,15 +42,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "strata/strata.hpp"
 
 namespace {
 
 using namespace strata;
+using bench::seconds_since;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 /// The Q1 Laplace stiffness of a unit hexahedron: 1/3 on the diagonal, 0
 /// between nodes sharing an edge, -1/12 across a face or the body diagonal.

@@ -41,16 +41,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "strata/strata.hpp"
 
 namespace {
 
 using namespace strata;
-using Clock = std::chrono::steady_clock;
+using bench::best_time;
+using bench::Clock;
+using bench::seconds_since;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 struct Case {
   std::string name;
@@ -139,21 +139,6 @@ Options parse(int argc, char** argv) {
     }
   }
   return o;
-}
-
-/// Best of `reps` timings of f() (synchronised), in seconds.
-template <class F>
-double best_time(const Executor& exec, int reps, F&& f) {
-  f();
-  exec.synchronize();
-  double best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = Clock::now();
-    f();
-    exec.synchronize();
-    best = std::min(best, seconds_since(t0));
-  }
-  return best;
 }
 
 void time_level_products(const amg::Hierarchy<double>& H, const Executor& exec) {

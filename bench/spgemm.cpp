@@ -38,6 +38,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "strata/strata.hpp"
 
 #if STRATA_BENCH_CUSPARSE
@@ -48,7 +49,9 @@
 namespace {
 
 using namespace strata;
-using Clock = std::chrono::steady_clock;
+using bench::best_time;
+using bench::Clock;
+using bench::seconds_since;
 
 struct Options {
   std::vector<std::string> cases;
@@ -60,23 +63,6 @@ struct Options {
   std::string json;
 };
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-/// Best time of `repeat` runs of f (after one warm-up run), in seconds.
-double best_time(const Executor& exec, int repeat, const std::function<void()>& f) {
-  f();
-  exec.synchronize();
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < repeat; ++r) {
-    const auto t0 = Clock::now();
-    f();
-    exec.synchronize();
-    best = std::min(best, seconds_since(t0));
-  }
-  return best;
-}
 
 /// Peak memory above what is in use now, while f runs.
 std::size_t peak_extra(const Executor& exec, const std::function<void()>& f) {
