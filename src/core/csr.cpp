@@ -91,11 +91,11 @@ size_type CsrMatrix<T>::max_row_nnz() const {
 }
 
 namespace {
-/// y = alpha A x + beta z after checking where the operands live, their sizes
-/// and that y is not x (`who` names the caller in the messages).
+/// Checks where the operands of y = A x live, their sizes and that y is not
+/// x (`who` names the caller in the messages).
 template <class T>
-void checked_spmv(const char* who, T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta,
-                  const Vector<T>* z, Vector<T>& y) {
+void check_spmv_operands(const char* who, const CsrMatrix<T>& A, const Vector<T>& x,
+                         const Vector<T>& y) {
   check_location(A.executor(), x.executor(), "x", "A");
   check_location(A.executor(), y.executor(), "y", "A");
   if (x.size() != A.cols() || y.size() != A.rows()) {
@@ -107,6 +107,13 @@ void checked_spmv(const char* who, T alpha, const CsrMatrix<T>& A, const Vector<
     throw invalid_argument(std::string(who) +
                            ": x and y are the same vector; y = A x needs separate storage");
   }
+}
+
+/// y = alpha A x + beta z (z == nullptr: z is y) after the checks.
+template <class T>
+void checked_spmv(const char* who, T alpha, const CsrMatrix<T>& A, const Vector<T>& x, T beta,
+                  const Vector<T>* z, Vector<T>& y) {
+  check_spmv_operands(who, A, x, y);
   const T* zp = y.data();
   if (z != nullptr) {
     check_location(A.executor(), z->executor(), "z", "A");
@@ -150,20 +157,10 @@ T spmv_dot(const CsrMatrix<T>& A, const Vector<T>& x, Vector<T>& y) {
     throw dimension_mismatch("spmv_dot: A must be square, it is " + std::to_string(A.rows()) +
                              " x " + std::to_string(A.cols()));
   }
-  check_location(A.executor(), x.executor(), "x", "A");
-  check_location(A.executor(), y.executor(), "y", "A");
-  if (x.size() != A.cols() || y.size() != A.rows()) {
-    throw dimension_mismatch("spmv_dot: A is " + std::to_string(A.rows()) + " x " +
-                             std::to_string(A.cols()) + " but x has " + std::to_string(x.size()) +
-                             " and y has " + std::to_string(y.size()) + " entries");
-  }
-  if (x.data() == y.data() && x.size() > 0) {
-    throw invalid_argument("spmv_dot: x and y are the same vector; y = A x needs separate storage");
-  }
+  check_spmv_operands("spmv_dot", A, x, y);
   return A.executor().visit([&](const auto& e) {
     return kernels::csr::spmv_dot(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(),
-                                  A.col_idx().data(),
-                                  A.values().data(), x.data(), y.data());
+                                  A.col_idx().data(), A.values().data(), x.data(), y.data());
   });
 }
 
