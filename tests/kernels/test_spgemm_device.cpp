@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,60 @@ TEST(SpgemmDevice, ShortRowsAroundTheRegisterLimit) {
                        random_sparse(
                            h, 1, 1, [](size_type, auto&) -> size_type { return 1; }, 125),
                        "1 x 1");
+}
+
+/// rows x cols with 0..max_len - 1 random columns a row, for a cols too
+/// large for random_sparse's table of all columns.
+CsrMatrix<double> wide_sparse(size_type rows, size_type cols, unsigned max_len, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<size_type> column(0, cols - 1);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<offset_type> rp{0};
+  std::vector<index_type> ci;
+  std::vector<double> va;
+  for (size_type i = 0; i < rows; ++i) {
+    std::vector<index_type> row;
+    for (unsigned k = gen() % max_len; k > 0; --k) row.push_back(index_type(column(gen)));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (const index_type j : row) {
+      ci.push_back(j);
+      va.push_back(value(gen));
+    }
+    rp.push_back(offset_type(ci.size()));
+  }
+  const auto h = Executor::host();
+  return CsrMatrix<double>(rows, cols, Array<offset_type>(h, rp), Array<index_type>(h, ci),
+                           Array<double>(h, va));
+}
+
+TEST(SpgemmDevice, MediumRowsSortedByAWarp) {
+  STRATA_REQUIRE_DEVICE();
+  // Rows of 33..256 products and at most 64 entries of A are sorted by a
+  // warp, 1, 2, 4 or 8 keys a lane; rows past 256 products or 64 entries
+  // take the hash tables. A rows of 0..70 entries times B rows of 0..7
+  // entries straddle every one of those limits.
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 8000, 4000, [](size_type i, auto& g) -> size_type { return i % 19 == 7 ? 0 : g() % 71; },
+      131);
+  auto B = random_sparse(
+      h, 4000, 30000, [](size_type i, auto& g) -> size_type { return i % 5 == 0 ? 0 : g() % 8; },
+      132);
+  check_device_product(A, B, "medium rows");
+  // Few columns: runs of up to 64 products (one per entry of A) that cross
+  // lanes and registers.
+  auto narrow = random_sparse(
+      h, 4000, 3, [](size_type, auto& g) -> size_type { return 1 + g() % 3; }, 133);
+  check_device_product(A, narrow, "medium rows into 3 columns");
+  // Wide Bs: the 32-bit sort keys (column, product number) hold 2^25
+  // columns only for rows of up to 64 products (longer medium rows take the
+  // hash tables), and 2^27 columns for no medium row; short rows then sort
+  // 64-bit keys.
+  for (const size_type cols : {size_type{1} << 25, (size_type{1} << 27) + 5}) {
+    check_device_product(A, wide_sparse(4000, cols, 8, 134),
+                         "medium rows, " + std::to_string(cols) + " columns");
+  }
 }
 
 TEST(GalerkinDevice, UnitRowsForCoarsePoints) {

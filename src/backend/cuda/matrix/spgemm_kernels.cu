@@ -97,8 +97,17 @@ constexpr int short_row_limit = 32;
 // lanes (a row per warp spent more time on the sort than the 4-lane
 // kernel on its searches; the H200 measurements in bench/NOTES.md).
 constexpr int short_values_by_table_class = 5;
-constexpr int no_work_class = 15;  // empty rows of C: nothing to launch
-constexpr int class_bits = 4;
+// Medium rows (fill only: at most 32 K products, K = 1 << c for c = 0..3, and
+// at most esc_max_a entries of A), a warp per row, products sorted in
+// registers: class esc_class_base + esc_slots c + g, where g is the group
+// class that numeric() gives the row to (the fill's sort costs more than
+// the searches of the table-free kernel when the pattern is known).
+constexpr int esc_class_base = 32;
+constexpr int esc_classes = 4;
+constexpr int esc_slots = 8;
+constexpr int esc_max_a = 64;
+constexpr int no_work_class = 31;  // empty rows of C: nothing to launch
+constexpr int class_bits = 6;
 constexpr int class_slots = 1 << class_bits;
 
 // Count: room for 32 G keys per group (33 KB per block of 256 threads for
@@ -230,22 +239,36 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
   key[i] = static_cast<std::uint8_t>(c);
 }
 
+/// The least c <= max_c with 32 << c >= work when the row is medium, or -1.
+__device__ __forceinline__ int esc_class(offset_type work, offset_type a_len, int max_c) {
+  if (a_len > esc_max_a) return -1;
+  for (int c = 0; c <= max_c; ++c) {
+    if (work <= (offset_type{warp_size} << c)) return c;
+  }
+  return -1;
+}
+
+/// `esc_max_c`: the largest medium class whose keys can hold B's columns
+/// (-1: none).
 __global__ void classify_fill_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                      const offset_type* __restrict__ work,
-                                     const offset_type* __restrict__ c_row_ptr,
+                                     const offset_type* __restrict__ c_row_ptr, int esc_max_c,
                                      std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type n = c_row_ptr[i + 1] - c_row_ptr[i];
+  const offset_type a_len = a_row_ptr[i + 1] - a_row_ptr[i];
   int c = no_work_class;
-  const int sc = n > 0 ? short_class(work[i], a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
+  const int sc = n > 0 ? short_class(work[i], a_len) : -1;
+  const int mc = n > 0 && sc < 0 ? esc_class(work[i], a_len, esc_max_c) : -1;
   if (sc >= 0) {
     c = sc;
   } else if (n > 0) {
     int t = 0;
     while (t < group_classes && n > (offset_type{row_entries_per_lane} << t)) ++t;
-    c = t == group_classes ? fill_long_class
-                           : max(t, width_class(work[i], a_row_ptr[i + 1] - a_row_ptr[i]));
+    c = t == group_classes ? fill_long_class : max(t, width_class(work[i], a_len));
+    // A medium row has n <= work <= 256 = 8 G for G = 32: never long.
+    if (mc >= 0) c = esc_class_base + esc_slots * mc + c;
   }
   key[i] = static_cast<std::uint8_t>(c);
 }
@@ -483,11 +506,11 @@ enum class ShortMode { count, fill, values };
 
 /// Sorts `key` ascending across the G lanes of each group (bitonic network;
 /// every lane of the warp takes part).
-template <int G>
-__device__ __forceinline__ std::uint64_t sort_across_lanes(std::uint64_t key, int lane) {
+template <int G, class Key>
+__device__ __forceinline__ Key sort_across_lanes(Key key, int lane) {
   for (int k = 2; k <= G; k <<= 1) {
     for (int j = k >> 1; j > 0; j >>= 1) {
-      const std::uint64_t other = __shfl_xor_sync(0xffffffffu, key, j, G);
+      const Key other = __shfl_xor_sync(0xffffffffu, key, j, G);
       const bool take_min = ((lane & j) == 0) == ((lane & k) == 0);
       key = take_min ? (other < key ? other : key) : (other > key ? other : key);
     }
@@ -495,19 +518,25 @@ __device__ __forceinline__ std::uint64_t sort_across_lanes(std::uint64_t key, in
   return key;
 }
 
+/// Whether the keys (column j, product m < 32) of short rows fit 32 bits
+/// below the empty key for a B of `b_cols` columns (else 64 bits).
+bool short_keys_narrow(size_type b_cols) { return b_cols < (size_type{1} << 27) - 1; }
+
 /// Count (c_out[i] = nonzeros), fill (columns and values at c_row_ptr[i])
 /// or values only, G lanes per short row. The loop over rows advances a
 /// whole warp at a time, so the shuffles and ballots always see all lanes.
+/// The count needs no order: lanes of equal column find each other with
+/// one match instruction. `narrow`: sort 32-bit keys (short_keys_narrow).
 template <int G, ShortMode MODE, class T>
 __global__ void __launch_bounds__(block_size)
     short_row_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
                      const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
                      offset_type* __restrict__ c_out, const offset_type* __restrict__ c_row_ptr,
-                     index_type* __restrict__ c_col, T* __restrict__ c_val, int* status) {
+                     index_type* __restrict__ c_col, T* __restrict__ c_val, int* status,
+                     bool narrow) {
   constexpr unsigned full = 0xffffffffu;
   constexpr int groups_per_warp = warp_size / G;
   constexpr unsigned group_bits = G == warp_size ? full : (1u << G) - 1u;
-  constexpr std::uint64_t none = ~std::uint64_t{0};
   const int warp_lane = threadIdx.x % warp_size;
   const int lane = warp_lane % G;
   const int group_in_warp = warp_lane / G;
@@ -551,27 +580,47 @@ __global__ void __launch_bounds__(block_size)
     }
     const offset_type q = __shfl_sync(full, b0, t, G) + (lane - __shfl_sync(full, excl, t, G));
     const T at = __shfl_sync(full, a, t, G);
-    std::uint64_t key = none;
-    T bq{0};
-    if (lane < work) {
-      key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(B.col_idx[q])) << 5) |
-            static_cast<std::uint64_t>(lane);
-      if constexpr (MODE != ShortMode::count) bq = b_val[q];
-    }
-    key = sort_across_lanes<G>(key, lane);
-    const bool valid = key != none;
-    const index_type col = static_cast<index_type>(key >> 5);
-    const index_type before = __shfl_up_sync(full, col, 1, G);
-    const bool head = valid && (lane == 0 || before != col);
-    const unsigned heads = (__ballot_sync(full, head) >> (group_in_warp * G)) & group_bits;
-    const int n = __popc(heads);
+    const index_type j = lane < work ? B.col_idx[q] : -1;
     if constexpr (MODE == ShortMode::count) {
+      // The lowest lane of each column of the group counts it.
+      const unsigned same = __match_any_sync(full, j) & (group_bits << (group_in_warp * G));
+      const bool first = lane < work && __ffs(same) - 1 == warp_lane;
+      const int n = __popc((__ballot_sync(full, first) >> (group_in_warp * G)) & group_bits);
       if (active && lane == 0) c_out[i] = n;
     } else {
+      T bq{0};
+      if (lane < work) bq = b_val[q];
+      index_type col;
+      int src;
+      bool valid;
+      if (narrow) {
+        constexpr std::uint32_t none = ~std::uint32_t{0};
+        std::uint32_t key = none;
+        if (lane < work)
+          key = (static_cast<std::uint32_t>(j) << 5) | static_cast<std::uint32_t>(lane);
+        key = sort_across_lanes<G>(key, lane);
+        valid = key != none;
+        col = static_cast<index_type>(key >> 5);
+        src = static_cast<int>(key & 31u);
+      } else {
+        constexpr std::uint64_t none = ~std::uint64_t{0};
+        std::uint64_t key = none;
+        if (lane < work) {
+          key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(j)) << 5) |
+                static_cast<std::uint64_t>(lane);
+        }
+        key = sort_across_lanes<G>(key, lane);
+        valid = key != none;
+        col = static_cast<index_type>(key >> 5);
+        src = static_cast<int>(key & 31u);
+      }
+      const index_type before = __shfl_up_sync(full, col, 1, G);
+      const bool head = valid && (lane == 0 || before != col);
+      const unsigned heads = (__ballot_sync(full, head) >> (group_in_warp * G)) & group_bits;
+      const int n = __popc(heads);
       // The run of a head ends at the next head (or at the row's end).
       const unsigned later = lane + 1 < G ? heads >> (lane + 1) : 0u;
       const int run = later ? __ffs(later) : work - lane;
-      const int src = static_cast<int>(key & 31u);
       const T av = __shfl_sync(full, at, src, G);
       const T bv = __shfl_sync(full, bq, src, G);
       const int longest = __reduce_max_sync(full, head ? run : 0);
@@ -596,6 +645,245 @@ __global__ void __launch_bounds__(block_size)
         }
       }
     }
+  }
+}
+
+// ------------------------------------------------------- medium rows
+//
+// A row of up to 32 K products (K = 1, 2, 4, 8) and at most 64 entries of A
+// that is not short: a warp per row, expand-sort-compress in registers. The
+// warp expands the row's products (product m = 32 r + lane in round r,
+// numbered in the order of A's row, then of B's), keeps each product's b_kj
+// and its entry of A in shared memory, and sorts 32-bit keys (column j,
+// product m) held K to a lane with a bitonic network (shuffles between
+// lanes, compare-exchanges within a lane's registers). A key whose column
+// differs from its predecessor's heads a run; lane p sums run p (column p of
+// the row), in order of m, which is the order of A's row, with fused
+// multiply-adds from zero: the operations of accumulate_row, so the values
+// equal those of the table kernels (and of numeric()) bit for bit. No hash table, no barrier per
+// entry of A and no divergence between rows: the table fill of such rows
+// (A P and R (A P) at the first two levels of classical AMG, 60-250
+// products a row) spent its issue slots on divergent probes, a half-empty
+// table's compaction and sort and a barrier per entry of A (bench/NOTES.md).
+
+/// Bits of the product number in the key of a medium row of 32 K products.
+template <int K>
+constexpr int esc_product_bits() {
+  int b = 5;
+  while ((1 << b) < warp_size * K) ++b;
+  return b;
+}
+
+/// The largest medium class c (K = 1 << c) whose keys hold every column of
+/// a B with `b_cols` columns below the empty key, or -1.
+int esc_max_class(size_type b_cols) {
+  int best = -1;
+  for (int c = 0; c < esc_classes; ++c) {
+    const int column_bits = 32 - (5 + c);
+    if (b_cols < (size_type{1} << column_bits) - 1) best = c;
+  }
+  return best;
+}
+
+/// Sorts the warp's 32 K keys ascending; key r of lane l is element l K + r.
+template <int K>
+__device__ __forceinline__ void sort_warp_keys(std::uint32_t (&key)[K], int lane) {
+  constexpr int n = warp_size * K;
+#pragma unroll
+  for (int k = 2; k <= n; k <<= 1) {
+#pragma unroll
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      if (j >= K) {  // partner in lane l ^ (j / K), same register
+#pragma unroll
+        for (int r = 0; r < K; ++r) {
+          const int e = lane * K + r;
+          const std::uint32_t other = __shfl_xor_sync(0xffffffffu, key[r], j / K);
+          const bool take_min = ((e & j) == 0) == ((e & k) == 0);
+          key[r] = take_min ? min(key[r], other) : max(key[r], other);
+        }
+      } else {  // partner in register r ^ j of the same lane
+#pragma unroll
+        for (int r = 0; r < K; ++r) {
+          if ((r & j) == 0) {
+            const bool ascending = ((lane * K + r) & k) == 0;
+            const std::uint32_t lo = min(key[r], key[r | j]), hi = max(key[r], key[r | j]);
+            key[r] = ascending ? lo : hi;
+            key[r | j] = ascending ? hi : lo;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Fill (columns and values at c_row_ptr[i]; `status` = 1 if the distinct
+/// columns disagree with the count), a warp per medium row. (numeric() gives
+/// these rows to the table-free group kernel: once the pattern is known, its
+/// searches cost less than this sort.)
+template <int K, class T>
+__global__ void __launch_bounds__(block_size, 4)
+    esc_row_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
+                   const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
+                   const offset_type* __restrict__ c_row_ptr, index_type* __restrict__ c_col,
+                   T* __restrict__ c_val, int* status) {
+  constexpr unsigned full = 0xffffffffu;
+  constexpr int n_max = warp_size * K;
+  constexpr int m_bits = esc_product_bits<K>();
+  constexpr std::uint32_t m_mask = (1u << m_bits) - 1u;
+  constexpr std::uint32_t none = 0xffffffffu;
+  // Key e at e + e / 32: lane l reading its K keys l K .. l K + K - 1 then
+  // hits 32 distinct banks.
+  constexpr int key_stride = n_max + n_max / warp_size;
+  __shared__ std::uint32_t keys_all[warps_per_block * key_stride];
+  __shared__ T b_all[warps_per_block * n_max];
+  __shared__ T a_all[warps_per_block * esc_max_a];
+  __shared__ offset_type base_all[warps_per_block * esc_max_a];
+  __shared__ std::uint8_t owner_all[warps_per_block * n_max];
+  __shared__ std::uint16_t start_all[warps_per_block * (n_max + 1)];
+  const int lane = threadIdx.x % warp_size;
+  const int warp = threadIdx.x / warp_size;
+  std::uint32_t* keys = keys_all + warp * key_stride;
+  T* bs = b_all + warp * n_max;
+  T* as = a_all + warp * esc_max_a;
+  offset_type* base = base_all + warp * esc_max_a;
+  std::uint8_t* owner = owner_all + warp * n_max;
+  std::uint16_t* start = start_all + warp * (n_max + 1);  // of each column's run
+  const auto at = [](int e) { return e + e / warp_size; };
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * warps_per_block + warp; slot < count;
+       slot += static_cast<size_type>(gridDim.x) * warps_per_block) {
+    const size_type i = rows[slot];
+    const offset_type a0 = A.row_ptr[i];
+    const int a_len = static_cast<int>(A.row_ptr[i + 1] - a0);
+    // Entries t = lane and lane + 32 of A's row: the extent of their B rows.
+    offset_type b0[2];
+    int len[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int t = lane + h * warp_size;
+      b0[h] = 0;
+      len[h] = 0;
+      if (t < a_len) {
+        const index_type k = A.col_idx[a0 + t];
+        b0[h] = B.row_ptr[k];
+        len[h] = static_cast<int>(B.row_ptr[k + 1] - b0[h]);
+        as[t] = a_val[a0 + t];
+      }
+    }
+    // Products before entry t (exclusive scan over the 64 entries).
+    int incl[2] = {len[0], len[1]};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      for (int d = 1; d < warp_size; d <<= 1) {
+        const int v = __shfl_up_sync(full, incl[h], d);
+        if (lane >= d) incl[h] += v;
+      }
+    }
+    incl[1] += __shfl_sync(full, incl[0], warp_size - 1);
+    const int work = __shfl_sync(full, incl[1], warp_size - 1);
+#pragma unroll
+    for (int r = 0; r < K; ++r) owner[r * warp_size + lane] = 0;
+    __syncwarp();
+    // Entry t's products start at m = excl_t: mark the start (entries without
+    // products mark nothing, so the marks are distinct); the owner of m is
+    // then the largest mark at or before m.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int t = lane + h * warp_size;
+      if (len[h] > 0) {
+        const int excl = incl[h] - len[h];
+        owner[excl] = static_cast<std::uint8_t>(t);
+        base[t] = b0[h] - excl;  // product m of entry t is B's entry base[t] + m
+      }
+    }
+    __syncwarp();
+    int carry = 0;
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const int m = r * warp_size + lane;
+      int t = owner[m];
+      for (int d = 1; d < warp_size; d <<= 1) {
+        const int v = __shfl_up_sync(full, t, d);
+        if (lane >= d) t = max(t, v);
+      }
+      t = max(t, carry);
+      carry = __shfl_sync(full, t, warp_size - 1);
+      std::uint32_t key = none;
+      if (m < work) {
+        const offset_type q = base[t] + m;
+        key = (static_cast<std::uint32_t>(B.col_idx[q]) << m_bits) | static_cast<std::uint32_t>(m);
+        bs[m] = b_val[q];
+        owner[m] = static_cast<std::uint8_t>(t);  // only this lane reads owner[m]
+      }
+      keys[at(m)] = key;
+    }
+    __syncwarp();
+    std::uint32_t key[K];
+#pragma unroll
+    for (int r = 0; r < K; ++r) key[r] = keys[at(lane * K + r)];
+    sort_warp_keys<K>(key, lane);
+    __syncwarp();  // every lane has read its keys before they are overwritten
+    // Heads: the first key of each column.
+    const std::uint32_t before_first = __shfl_up_sync(full, key[K - 1], 1);
+    unsigned head_bits = 0;
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      const std::uint32_t prev = r > 0 ? key[r - 1] : before_first;
+      const bool head =
+          key[r] != none && ((lane == 0 && r == 0) || (prev >> m_bits) != (key[r] >> m_bits));
+      head_bits |= static_cast<unsigned>(head) << r;
+      keys[at(lane * K + r)] = key[r];
+    }
+    const int own = __popc(head_bits);
+    int rank = own;
+    for (int d = 1; d < warp_size; d <<= 1) {
+      const int v = __shfl_up_sync(full, rank, d);
+      if (lane >= d) rank += v;
+    }
+    const int n = __shfl_sync(full, rank, warp_size - 1);
+    rank -= own;
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      if (head_bits & (1u << r)) start[rank++] = static_cast<std::uint16_t>(lane * K + r);
+    }
+    if (lane == 0) start[n] = static_cast<std::uint16_t>(work);
+    __syncwarp();  // sorted keys and run starts in place
+    // Run p (column p of the row) to lane p mod 32: the runs' sums proceed
+    // side by side, and the writes are coalesced.
+    const offset_type c0 = c_row_ptr[i];
+    if (n != static_cast<int>(c_row_ptr[i + 1] - c0)) {
+      if (lane == 0) atomicExch(status, 1);
+    } else {
+      for (int p = lane; p < n; p += warp_size) {
+        const int e0 = start[p], e1 = start[p + 1];
+        T acc{0};
+        for (int e = e0; e < e1; ++e) {
+          const int m = static_cast<int>(keys[at(e)] & m_mask);
+          acc = fma(as[owner[m]], bs[m], acc);
+        }
+        c_col[c0 + p] = static_cast<index_type>(keys[at(e0)] >> m_bits);
+        c_val[c0 + p] = acc;
+      }
+    }
+    __syncwarp();  // before the next row reuses the warp's shared memory
+  }
+}
+
+/// Calls f(std::integral_constant<int, 1 << c>) for medium class c.
+template <class F>
+void with_products_per_lane(int c, F&& f) {
+  switch (c) {
+    case 0:
+      f(std::integral_constant<int, 1>{});
+      break;
+    case 1:
+      f(std::integral_constant<int, 2>{});
+      break;
+    case 2:
+      f(std::integral_constant<int, 4>{});
+      break;
+    default:
+      f(std::integral_constant<int, 8>{});
+      break;
   }
 }
 
@@ -902,7 +1190,7 @@ Bins sort_into_bins(const CudaExec& exec, Array<std::uint8_t>& keys, size_type r
                                                     sorted_keys.data(), ids.data(),
                                                     bins.rows.data(), rows, 0, class_bits, stream));
   Array<offset_type> begin(exec, class_slots + 1);
-  class_begin_kernel<<<1, 32, 0, stream>>>(rows, sorted_keys.data(), begin.data());
+  class_begin_kernel<<<1, class_slots + 1, 0, stream>>>(rows, sorted_keys.data(), begin.data());
   STRATA_CUDA_CHECK(cudaGetLastError());
   const auto host_begin = begin.to_vector();
   std::copy(host_begin.begin(), host_begin.end(), bins.begin.begin());
@@ -1010,6 +1298,21 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("long", -1, m);
   }
+  // Medium rows: the table-free kernel of their group class.
+  for (int c = 0; c < esc_classes; ++c) {
+    for (int g = 0; g < group_classes; ++g) {
+      const int slot = esc_class_base + esc_slots * c + g;
+      const size_type m = begin[slot + 1] - begin[slot];
+      if (m == 0) continue;
+      with_group_size(g, [&](auto lanes) {
+        constexpr int G = decltype(lanes)::value;
+        numeric_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+            rows + begin[slot], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
+      });
+      STRATA_CUDA_CHECK(cudaGetLastError());
+      log.mark("mediumG", 1 << g, m);
+    }
+  }
   for (int c = 0; c < group_classes; ++c) {
     const size_type m = begin[short_class_base + c + 1] - begin[short_class_base + c];
     if (m == 0) continue;
@@ -1022,9 +1325,9 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
       with_group_size(c, [&](auto g) {
         constexpr int G = decltype(g)::value;
         short_row_kernel<G, ShortMode::values, T>
-            <<<grid_for(m, block_size / G), block_size, 0, stream>>>(class_rows, m, A, a_values, B,
-                                                                     b_values, nullptr, C.row_ptr,
-                                                                     nullptr, c_values, nullptr);
+            <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+                class_rows, m, A, a_values, B, b_values, nullptr, C.row_ptr, nullptr, c_values,
+                nullptr, short_keys_narrow(B.cols));
       });
     }
     STRATA_CUDA_CHECK(cudaGetLastError());
@@ -1077,7 +1380,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
         short_row_kernel<G, ShortMode::count, T>
             <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
                 bins.of(short_class_base + c), m, A, a_values, B, b_values, rp, nullptr, nullptr,
-                nullptr, nullptr);
+                nullptr, nullptr, false);
       });
       STRATA_CUDA_CHECK(cudaGetLastError());
       log.mark("count-shortG", 1 << c, m);
@@ -1111,7 +1414,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), rp, keys.data());
+          rows, A.row_ptr, work.data(), rp, esc_max_class(B.cols), keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     bins = sort_into_bins(exec, keys, rows);
@@ -1139,10 +1442,24 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
       short_row_kernel<G, ShortMode::fill, T>
           <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
               bins.of(short_class_base + c), m, A, a_values, B, b_values, nullptr, rp,
-              col_idx.data(), values.data(), status.as<int>());
+              col_idx.data(), values.data(), status.as<int>(), short_keys_narrow(B.cols));
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("fill-shortG", 1 << c, m);
+  }
+  for (int c = 0; c < esc_classes; ++c) {
+    // The group classes g of numeric() lie side by side within class c.
+    const int first = esc_class_base + esc_slots * c;
+    const size_type m = bins.begin[first + group_classes] - bins.begin[first];
+    if (m == 0) continue;
+    with_products_per_lane(c, [&](auto k) {
+      constexpr int K = decltype(k)::value;
+      esc_row_kernel<K, T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
+          bins.of(first), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
+          status.as<int>());
+    });
+    STRATA_CUDA_CHECK(cudaGetLastError());
+    log.mark("fill-mediumK", 1 << c, m);
   }
   in_batches(
       exec, bins, fill_long_class, work.data(), B.cols, rp,
