@@ -120,19 +120,23 @@ CsrMatrix<double> wide_sparse(size_type rows, size_type cols, unsigned max_len, 
 
 TEST(SpgemmDevice, MediumRowsSortedByAWarp) {
   STRATA_REQUIRE_DEVICE();
-  // Rows of 33..256 products and at most 64 entries of A are sorted by a
-  // warp, 1, 2, 4 or 8 keys a lane; rows past 256 products or 64 entries
-  // take the hash tables. A rows of 0..70 entries times B rows of 0..7
-  // entries straddle every one of those limits.
+  // Rows of 33..256 products and at most 128 entries of A are sorted by a
+  // warp, 1, 2, 4 or 8 keys a lane; rows past 256 products or 128 entries
+  // take the hash tables. A rows of 0..140 entries times B rows of 0..7
+  // entries (or 0..2, so that long rows of A stay within 256 products)
+  // straddle every one of those limits.
   const auto h = Executor::host();
   auto A = random_sparse(
-      h, 8000, 4000, [](size_type i, auto& g) -> size_type { return i % 19 == 7 ? 0 : g() % 71; },
+      h, 8000, 4000, [](size_type i, auto& g) -> size_type { return i % 19 == 7 ? 0 : g() % 141; },
       131);
   auto B = random_sparse(
       h, 4000, 30000, [](size_type i, auto& g) -> size_type { return i % 5 == 0 ? 0 : g() % 8; },
       132);
   check_device_product(A, B, "medium rows");
-  // Few columns: runs of up to 64 products (one per entry of A) that cross
+  auto B_short = random_sparse(
+      h, 4000, 30000, [](size_type, auto& g) -> size_type { return g() % 3; }, 135);
+  check_device_product(A, B_short, "medium rows of long rows of A");
+  // Few columns: runs of up to 128 products (one per entry of A) that cross
   // lanes and registers.
   auto narrow = random_sparse(
       h, 4000, 3, [](size_type, auto& g) -> size_type { return 1 + g() % 3; }, 133);

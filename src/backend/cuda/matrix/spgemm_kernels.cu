@@ -105,7 +105,8 @@ constexpr int short_values_by_table_class = 5;
 constexpr int esc_class_base = 32;
 constexpr int esc_classes = 4;
 constexpr int esc_slots = 8;
-constexpr int esc_max_a = 64;
+constexpr int esc_max_a = 128;
+constexpr int a_per_lane = esc_max_a / 32;
 constexpr int no_work_class = 31;  // empty rows of C: nothing to launch
 constexpr int class_bits = 6;
 constexpr int class_slots = 1 << class_bits;
@@ -650,7 +651,7 @@ __global__ void __launch_bounds__(block_size)
 
 // ------------------------------------------------------- medium rows
 //
-// A row of up to 32 K products (K = 1, 2, 4, 8) and at most 64 entries of A
+// A row of up to 32 K products (K = 1, 2, 4, 8) and at most 128 entries of A
 // that is not short: a warp per row, expand-sort-compress in registers. The
 // warp expands the row's products (product m = 32 r + lane in round r,
 // numbered in the order of A's row, then of B's), keeps each product's b_kj
@@ -754,32 +755,33 @@ __global__ void __launch_bounds__(block_size, 4)
     const size_type i = rows[slot];
     const offset_type a0 = A.row_ptr[i];
     const int a_len = static_cast<int>(A.row_ptr[i + 1] - a0);
-    // Entries t = lane and lane + 32 of A's row: the extent of their B rows.
-    offset_type b0[2];
-    int len[2];
+    // Entries t = lane + 32 h of A's row: the extent of their B rows, and
+    // the products before them (an exclusive scan; the segments h past the
+    // row's end, the same for the whole warp, are skipped).
+    offset_type b0[a_per_lane];
+    int len[a_per_lane], incl[a_per_lane];
+    int work = 0;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < a_per_lane; ++h) {
       const int t = lane + h * warp_size;
       b0[h] = 0;
       len[h] = 0;
+      incl[h] = 0;
+      if (h * warp_size >= a_len) continue;
       if (t < a_len) {
         const index_type k = A.col_idx[a0 + t];
         b0[h] = B.row_ptr[k];
         len[h] = static_cast<int>(B.row_ptr[k + 1] - b0[h]);
         as[t] = a_val[a0 + t];
       }
-    }
-    // Products before entry t (exclusive scan over the 64 entries).
-    int incl[2] = {len[0], len[1]};
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
+      incl[h] = len[h];
       for (int d = 1; d < warp_size; d <<= 1) {
         const int v = __shfl_up_sync(full, incl[h], d);
         if (lane >= d) incl[h] += v;
       }
+      incl[h] += work;
+      work = __shfl_sync(full, incl[h], warp_size - 1);
     }
-    incl[1] += __shfl_sync(full, incl[0], warp_size - 1);
-    const int work = __shfl_sync(full, incl[1], warp_size - 1);
 #pragma unroll
     for (int r = 0; r < K; ++r) owner[r * warp_size + lane] = 0;
     __syncwarp();
@@ -787,7 +789,7 @@ __global__ void __launch_bounds__(block_size, 4)
     // products mark nothing, so the marks are distinct); the owner of m is
     // then the largest mark at or before m.
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < a_per_lane; ++h) {
       const int t = lane + h * warp_size;
       if (len[h] > 0) {
         const int excl = incl[h] - len[h];
