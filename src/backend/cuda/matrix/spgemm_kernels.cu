@@ -13,6 +13,10 @@
 //        classes 8-13 (short rows: at most 32 products and 32 entries of
 //          A): G = 1, ..., 32 lanes, the power of two >= both, one product
 //          per lane, in registers (see "short rows" below);
+//        fill classes 32-63 (medium rows: at most 256 products and 128
+//          entries of A, not short): a warp per row, products sorted in
+//          registers (see "medium rows" below); the class also records the
+//          group size that numeric() gives the row;
 //   3. count: the distinct columns of each row, by inserting them into an
 //      open-addressing table in shared memory (atomicCAS on the key; each
 //      lane walks the B row of its own A entry, so the lanes of a group need
@@ -35,8 +39,11 @@
 //      schedule: the value-only recompute.
 //   Short rows skip the tables in all three passes: their products are
 //   sorted by (column, product number) across the lanes and each run of
-//   equal columns is summed in that order, the same operations as stage 5.
-//   (numeric() gives the 32-lane ones to the 4-lane kernel of stage 5.)
+//   equal columns is summed in that order, the same operations as stage 5;
+//   their count needs no sort (lanes of equal column find each other with a
+//   match instruction). (numeric() gives the 32-lane ones to the 4-lane
+//   kernel of stage 5.) Medium rows skip the table in the fill: a warp
+//   sorts their products, K = 1..8 to a lane, the same way.
 //
 // Memory beyond C: the work per row and the two binnings (about 30 bytes a
 // row, transient), the schedule kept for recompute (8 bytes a row), and
