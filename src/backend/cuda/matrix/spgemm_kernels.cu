@@ -693,6 +693,11 @@ int esc_max_class(size_type b_cols) {
   return best;
 }
 
+/// Blocks an SM should hold of the medium-row kernel for K keys a lane: as
+/// many as its shared memory allows (registers capped to match) without
+/// spilling.
+constexpr int esc_blocks_per_sm(int k) { return k <= 4 ? 6 : 4; }
+
 /// Sorts the warp's 32 K keys ascending; key r of lane l is element l K + r.
 template <int K>
 __device__ __forceinline__ void sort_warp_keys(std::uint32_t (&key)[K], int lane) {
@@ -729,7 +734,7 @@ __device__ __forceinline__ void sort_warp_keys(std::uint32_t (&key)[K], int lane
 /// these rows to the table-free group kernel: once the pattern is known, its
 /// searches cost less than this sort.)
 template <int K, class T>
-__global__ void __launch_bounds__(block_size, 4)
+__global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
     esc_row_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
                    const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
                    const offset_type* __restrict__ c_row_ptr, index_type* __restrict__ c_col,
