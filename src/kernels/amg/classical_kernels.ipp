@@ -82,14 +82,20 @@ STRATA_HD inline bool is_edge(const std::uint8_t* strong, offset_type k, index_t
   return j != i && (strong == nullptr || strong[k] != 0);
 }
 
-/// Does (weight, id) of a beat that of b?
-STRATA_HD inline bool beats(const double* weight, const index_type* global_id, size_type a,
+/// Does (weight, id) of point a beat that of point b (weights wa, wb)?
+STRATA_HD inline bool beats(double wa, double wb, const index_type* global_id, size_type a,
                             size_type b) {
-  if (weight[a] != weight[b]) return weight[a] > weight[b];
+  if (wa != wb) return wa > wb;
   const size_type ida = global_id ? global_id[a] : a;
   const size_type idb = global_id ? global_id[b] : b;
   return ida > idb;
 }
+
+/// PMIS keeps a decided point's weight at this (weights of undecided points
+/// are >= 0), so that one gather of a neighbour's weight also tells whether
+/// it is still undecided: the independent-set pass reads one scattered
+/// sector per neighbour instead of two (cf and weight).
+inline constexpr double kDecidedWeight = -1.0;
 
 /// counts[0..rows) hold per-row counts and counts[rows] == 0: turns them
 /// into row offsets and returns the total.
@@ -349,8 +355,10 @@ size_type pmis_init(const Exec& exec, size_type n, const offset_type* row_ptr,
           depends = is_edge(strong, k, col_idx[k], i);
         }
         const size_type id = global_id ? global_id[i] : i;
-        weight[i] = double(influence[i]) + hash_unit(seed, static_cast<std::uint64_t>(id));
         const bool isolated = !depends && influence[i] == 0;
+        weight[i] = isolated
+                        ? kDecidedWeight
+                        : double(influence[i]) + hash_unit(seed, static_cast<std::uint64_t>(id));
         cf[i] = isolated ? (isolated_coarse ? kCoarse : kFine) : kUndecided;
         cand[i] = isolated ? 0 : 1;
         return isolated ? 0 : 1;
@@ -400,16 +408,21 @@ void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_p
       // every undecided neighbour; each edge clears the loser's flag.
       parallel_for(exec, m, [=] STRATA_HD(size_type t) {
         const index_type i = list[t];
-        if (cf[i] != kUndecided) return;
+        const double wi = weight[i];
+        if (wi < 0) return;  // decided
+        bool lost = false;
         for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
           const index_type j = col_idx[k];
-          if (!detail::is_edge(strong, k, j, i) || cf[j] != kUndecided) continue;
-          if (detail::beats(weight, global_id, j, i)) {
-            detail::clear_flag(&cand[i]);
+          if (!detail::is_edge(strong, k, j, i)) continue;
+          const double wj = weight[j];
+          if (wj < 0) continue;
+          if (detail::beats(wj, wi, global_id, j, i)) {
+            lost = true;
           } else {
             detail::clear_flag(&cand[j]);
           }
         }
+        if (lost) detail::clear_flag(&cand[i]);
       });
       // Candidates become C; undecided points depending on one become F.
       parallel_for(exec, m, [=] STRATA_HD(size_type t) {
@@ -418,12 +431,14 @@ void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_p
         if (cf[i] != kUndecided) return;
         if (cand[i]) {
           cf[i] = kCoarse;
+          weight[i] = detail::kDecidedWeight;
           return;
         }
         for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
           const index_type j = col_idx[k];
           if (detail::is_edge(strong, k, j, i) && cand[j]) {
             cf[i] = kFine;
+            weight[i] = detail::kDecidedWeight;
             return;
           }
         }
