@@ -402,17 +402,45 @@ __device__ __forceinline__ N find_column(const index_type* cols, N n, index_type
   return lo;
 }
 
+/// Finds a column's entry in a sorted row by bisection.
+template <class N>
+struct SortedRow {
+  const index_type* cols;
+  N n;
+  __device__ __forceinline__ N operator()(index_type key) const {
+    return find_column(cols, n, key);
+  }
+};
+
+/// Finds a column's entry through the fill's hash table, whose slot s holds
+/// the column and pos[s] its place in the sorted row: one or two probes of a
+/// table at most half full instead of a bisection of the row.
+struct HashedRow {
+  const index_type* table;
+  const std::uint8_t* pos;
+  int bits;
+  /// The slot of a column that is in the table.
+  __device__ __forceinline__ std::uint64_t slot_of(index_type key) const {
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::uint64_t s = hash_slot(key, bits);
+    while (table[s] != key) s = (s + 1) & mask;
+    return s;
+  }
+  __device__ __forceinline__ int operator()(index_type key) const { return pos[slot_of(key)]; }
+};
+
 /// acc[p] += a_ik b_kj for the entries of A's row i, acc[p] the entry of
-/// column j in the sorted row `cols` (n entries). For one a_ik the b_kj go
+/// column j in the sorted row (p = locate(j)). For one a_ik the b_kj go
 /// to distinct entries; the barrier after each a_ik fixes the order in which
 /// each entry is summed: the order of A's row. The loads and searches of
 /// `ahead` steps are done first (they do not depend on acc), then their
 /// additions one step after another.
-template <int G, class Tile, class T, class N>
+template <int G, class Tile, class T, class Locate>
 __device__ __forceinline__ void accumulate_row(const Tile& tile, const Pattern& A,
                                                const T* __restrict__ a_val, const Pattern& B,
                                                const T* __restrict__ b_val, size_type i,
-                                               const index_type* cols, N n, T* acc) {
+                                               const Locate& locate, T* acc) {
+  using N = decltype(locate(index_type{0}));
   constexpr int ahead = G < 4 ? G : 4;
   const int lane = static_cast<int>(tile.thread_rank());
   const offset_type a0 = A.row_ptr[i], a1 = A.row_ptr[i + 1];
@@ -444,7 +472,7 @@ __device__ __forceinline__ void accumulate_row(const Tile& tile, const Pattern& 
         b[u] = has[u] ? b_val[s0 + lane] : T{0};
       }
 #pragma unroll
-      for (int u = 0; u < ahead; ++u) p[u] = has[u] ? find_column(cols, n, j[u]) : N{0};
+      for (int u = 0; u < ahead; ++u) p[u] = has[u] ? locate(j[u]) : N{0};
 #pragma unroll
       for (int u = 0; u < ahead; ++u) {
         if (t0 + u < m) {  // uniform across the group
@@ -454,7 +482,7 @@ __device__ __forceinline__ void accumulate_row(const Tile& tile, const Pattern& 
             const offset_type s0 = tile.shfl(b0, t);
             const int l = tile.shfl(len, t);
             for (int q = lane + G; q < l; q += G) {
-              const N r = find_column(cols, n, B.col_idx[s0 + q]);
+              const N r = locate(B.col_idx[s0 + q]);
               acc[r] = fma(at[u], b_val[s0 + q], acc[r]);
             }
           }
@@ -998,13 +1026,17 @@ __global__ void __launch_bounds__(block_size)
   constexpr int groups = block_size / G;
   constexpr int cap = row_entries_per_lane * G;
   constexpr int table_stride = fill_keys_per_lane * G + G;  // padded, see above
+  static_assert(cap <= 256, "places in the row are kept in 8 bits");
   __shared__ index_type tables[groups * table_stride];
+  // (Not padded: 48 KB of static shared memory leave no room for it.)
+  __shared__ std::uint8_t places[groups * fill_keys_per_lane * G];
   __shared__ index_type lists[groups * (cap + G)];
   __shared__ T accs[groups * (cap + G)];
   const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
   const int lane = static_cast<int>(tile.thread_rank());
   const int group = threadIdx.x / G;
   index_type* table = tables + group * table_stride;
+  std::uint8_t* place = places + group * fill_keys_per_lane * G;
   index_type* list = lists + group * (cap + G);
   T* acc = accs + group * (cap + G);
   // The warp's first group decides whether the warp goes on.
@@ -1044,12 +1076,15 @@ __global__ void __launch_bounds__(block_size)
     for (int p = m + lane; p < size; p += G) list[p] = empty_key;
     tile.sync();
     bitonic_sort<G>(tile, list, size);
+    const HashedRow locate{table, place, bits};
     for (int p = lane; p < m; p += G) {
-      c_col[c0 + p] = list[p];
+      const index_type key = list[p];
+      c_col[c0 + p] = key;
       acc[p] = T{0};
+      place[locate.slot_of(key)] = static_cast<std::uint8_t>(p);
     }
     tile.sync();
-    if (m > 0) accumulate_row<G>(tile, A, a_val, B, b_val, i, list, m, acc);
+    if (m > 0) accumulate_row<G>(tile, A, a_val, B, b_val, i, locate, acc);
     for (int p = lane; p < m; p += G) c_val[c0 + p] = acc[p];
     tile.sync();
   }
@@ -1082,7 +1117,7 @@ __global__ void __launch_bounds__(block_size)
       acc[p] = T{0};
     }
     tile.sync();
-    accumulate_row<G>(tile, A, a_val, B, b_val, i, list, n, acc);
+    accumulate_row<G>(tile, A, a_val, B, b_val, i, SortedRow<int>{list, n}, acc);
     for (int p = lane; p < n; p += G) c_val[c0 + p] = acc[p];
     tile.sync();
   }
@@ -1106,7 +1141,8 @@ __global__ void __launch_bounds__(block_size)
     const offset_type n = c_row_ptr[i + 1] - c0;
     for (offset_type p = lane; p < n; p += warp_size) c_val[c0 + p] = T{0};
     tile.sync();
-    accumulate_row<warp_size>(tile, A, a_val, B, b_val, i, c_col + c0, n, c_val + c0);
+    accumulate_row<warp_size>(tile, A, a_val, B, b_val, i, SortedRow<offset_type>{c_col + c0, n},
+                              c_val + c0);
   }
 }
 
