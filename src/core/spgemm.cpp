@@ -142,6 +142,10 @@ size_type spgemm_row_products(const Array<offset_type>& a_row_ptr,
   });
 }
 
+std::uint64_t spgemm_staging_budget(std::uint64_t entries) {
+  return kernels::spgemm::staging_budget.exchange(entries);
+}
+
 size_type spgemm_counts_to_offsets(Array<offset_type>& counts, size_type max_per_row) {
   if (counts.empty()) {
     throw invalid_argument("spgemm_counts_to_offsets: counts is empty; expected rows + 1 entries");

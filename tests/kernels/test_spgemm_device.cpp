@@ -151,6 +151,28 @@ TEST(SpgemmDevice, MediumRowsSortedByAWarp) {
   }
 }
 
+TEST(SpgemmDevice, MediumRowsPastTheStagingBudget) {
+  STRATA_REQUIRE_DEVICE();
+  // The count pass keeps medium rows for the fill up to a budget of
+  // entries; the fill computes the rows past it again. With no budget, a
+  // small one (some rows kept, the rest not) and the default, the product
+  // and its recompute are the same.
+  const auto h = Executor::host();
+  auto A = random_sparse(
+      h, 3000, 2000, [](size_type, auto& g) -> size_type { return 5 + g() % 40; }, 141);
+  auto B = random_sparse(
+      h, 2000, 5000, [](size_type, auto& g) -> size_type { return 1 + g() % 6; }, 142);
+  struct Restore {
+    std::uint64_t budget;
+    ~Restore() { detail::spgemm_staging_budget(budget); }
+  } restore{detail::spgemm_staging_budget(0)};
+  check_device_product(A, B, "no staging");
+  detail::spgemm_staging_budget(20000);
+  check_device_product(A, B, "20000 staged entries");
+  detail::spgemm_staging_budget(restore.budget);
+  check_device_product(A, B, "default staging");
+}
+
 TEST(GalerkinDevice, UnitRowsForCoarsePoints) {
   STRATA_REQUIRE_DEVICE();
   // The shape of classical interpolation: every fourth point is coarse (a

@@ -142,6 +142,12 @@ size_type spgemm_row_products(const Array<offset_type>& a_row_ptr,
 /// negative or above max_per_row, which is how a count that wrapped in
 /// 32-bit arithmetic would show.
 size_type spgemm_counts_to_offsets(Array<offset_type>& counts, size_type max_per_row);
+
+/// Internal, exposed for the tests of the CUDA product: its count pass
+/// computes rows of up to 256 products whole and keeps up to `entries`
+/// entries of C (default 2^28) for the fill, which computes the rest again.
+/// Sets that budget for every later product and returns the previous one.
+std::uint64_t spgemm_staging_budget(std::uint64_t entries);
 }  // namespace detail
 
 }  // namespace strata

@@ -7,11 +7,11 @@
 // thread) and the tuned CUDA one (backend/cuda/matrix/spgemm_kernels.cu:
 // rows binned by work, a hash table per row in shared memory, a group of
 // 1..32 lanes or a block per row; rows of at most 32 products sorted in
-// registers instead, and in the fill rows of up to 256 products by a warp). The small helpers below them are written
-// once in spgemm_kernels.ipp. Arguments are raw pointers in the executor's
-// memory; the public entry points (src/core/spgemm.cpp) have checked
-// locations and sizes.
+// registers instead, and in the fill rows of up to 256 products by a warp). The small helpers below
+// them are written once in spgemm_kernels.ipp. Arguments are raw pointers in the executor's memory;
+// the public entry points (src/core/spgemm.cpp) have checked locations and sizes.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -69,6 +69,13 @@ template <class Exec, class T>
 void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Pattern& B,
              const T* b_values, const Pattern& C, const detail::ProductSchedule& schedule,
              T* c_values);
+
+/// Entries of C that the CUDA count pass may keep for the fill (its medium
+/// rows are computed whole when counted; rows past the budget are computed
+/// again by the fill). The default costs at most 3 GB in double precision
+/// while a product runs; strata::detail::spgemm_staging_budget() sets it
+/// (the tests lower it to reach the rows past it).
+inline std::atomic<std::uint64_t> staging_budget{std::uint64_t{1} << 28};
 
 // ---- single-source helpers (spgemm_kernels.ipp) ----
 

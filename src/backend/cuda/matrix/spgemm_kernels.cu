@@ -110,6 +110,8 @@ constexpr int short_values_by_table_class = 5;
 // class that numeric() gives the row to (the fill's sort costs more than
 // the searches of the table-free kernel when the pattern is known).
 constexpr int esc_class_base = 32;
+// Count classes of medium rows (count_staged_base + c): see EscMode::stage.
+constexpr int count_staged_base = 32;
 constexpr int esc_classes = 4;
 constexpr int esc_slots = 8;
 constexpr int esc_max_a = 128;
@@ -224,16 +226,31 @@ __device__ __forceinline__ int short_class(offset_type work, offset_type a_len) 
   return short_class_base + c;
 }
 
+/// The least c <= max_c with 32 << c >= work when the row is medium, or -1.
+__device__ __forceinline__ int esc_class(offset_type work, offset_type a_len, int max_c) {
+  if (a_len > esc_max_a) return -1;
+  for (int c = 0; c <= max_c; ++c) {
+    if (work <= (offset_type{warp_size} << c)) return c;
+  }
+  return -1;
+}
+
+/// `esc_max_c` as for classify_fill_kernel: medium rows (the same rows as
+/// there) take class count_staged_base + c.
 __global__ void classify_count_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                       const offset_type* __restrict__ work, size_type b_cols,
-                                      std::uint8_t* __restrict__ key) {
+                                      int esc_max_c, std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type w = work[i];
+  const offset_type a_len = a_row_ptr[i + 1] - a_row_ptr[i];
   int c = no_work_class;
-  const int sc = w > 0 ? short_class(w, a_row_ptr[i + 1] - a_row_ptr[i]) : -1;
+  const int sc = w > 0 ? short_class(w, a_len) : -1;
+  const int mc = w > 0 && sc < 0 ? esc_class(w, a_len, esc_max_c) : -1;
   if (sc >= 0) {
     c = sc;
+  } else if (mc >= 0) {
+    c = count_staged_base + mc;
   } else if (w > 0) {
     const offset_type bound = w < b_cols ? w : b_cols;
     int t = 0;
@@ -245,15 +262,6 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
     }
   }
   key[i] = static_cast<std::uint8_t>(c);
-}
-
-/// The least c <= max_c with 32 << c >= work when the row is medium, or -1.
-__device__ __forceinline__ int esc_class(offset_type work, offset_type a_len, int max_c) {
-  if (a_len > esc_max_a) return -1;
-  for (int c = 0; c <= max_c; ++c) {
-    if (work <= (offset_type{warp_size} << c)) return c;
-  }
-  return -1;
 }
 
 /// `esc_max_c`: the largest medium class whose keys can hold B's columns
@@ -757,16 +765,39 @@ __device__ __forceinline__ void sort_warp_keys(std::uint32_t (&key)[K], int lane
   }
 }
 
-/// Fill (columns and values at c_row_ptr[i]; `status` = 1 if the distinct
-/// columns disagree with the count), a warp per medium row. (numeric() gives
-/// these rows to the table-free group kernel: once the pattern is known, its
-/// searches cost less than this sort.)
-template <int K, class T>
+/// Where the medium rows' count pass keeps the rows it computes (see
+/// EscMode::stage): one buffer, reserved row by row with an atomic cursor;
+/// offset[i] is row i's place in it, or -1 when the buffer was full.
+template <class T>
+struct Staging {
+  index_type* col = nullptr;
+  T* val = nullptr;
+  unsigned long long* cursor = nullptr;
+  unsigned long long capacity = 0;
+  std::int64_t* offset = nullptr;  // per row of C
+};
+
+/// What the medium-row kernel does with a row:
+///  - stage (the count pass): c_count[i] = its nonzeros; the row itself
+///    goes to the staging buffer while the buffer has room (which rows fit
+///    depends on timing; what each holds does not);
+///  - fill: a row found in the staging buffer is copied to c_row_ptr[i],
+///    any other one computed there (`status` = 1 if its distinct columns
+///    disagree with the count).
+/// So most medium rows are expanded and sorted once, not counted by the hash
+/// tables and then sorted again. (numeric() gives these rows to the
+/// table-free group kernel: once the pattern is known, its searches cost
+/// less than this sort.)
+enum class EscMode { stage, fill };
+
+/// A warp per medium row, in `MODE`.
+template <int K, EscMode MODE, class T>
 __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
     esc_row_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
                    const T* __restrict__ a_val, Pattern B, const T* __restrict__ b_val,
-                   const offset_type* __restrict__ c_row_ptr, index_type* __restrict__ c_col,
-                   T* __restrict__ c_val, int* status) {
+                   offset_type* __restrict__ c_count, const offset_type* __restrict__ c_row_ptr,
+                   index_type* __restrict__ c_col, T* __restrict__ c_val, Staging<T> staging,
+                   int* status) {
   constexpr unsigned full = 0xffffffffu;
   constexpr int n_max = warp_size * K;
   constexpr int m_bits = esc_product_bits<K>();
@@ -793,6 +824,18 @@ __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
   for (size_type slot = static_cast<size_type>(blockIdx.x) * warps_per_block + warp; slot < count;
        slot += static_cast<size_type>(gridDim.x) * warps_per_block) {
     const size_type i = rows[slot];
+    if constexpr (MODE == EscMode::fill) {
+      const std::int64_t from = staging.offset ? staging.offset[i] : -1;
+      if (from >= 0) {  // the same for the whole warp
+        const offset_type c0 = c_row_ptr[i];
+        const offset_type n = c_row_ptr[i + 1] - c0;
+        for (offset_type p = lane; p < n; p += warp_size) {
+          c_col[c0 + p] = staging.col[from + p];
+          c_val[c0 + p] = staging.val[from + p];
+        }
+        continue;
+      }
+    }
     const offset_type a0 = A.row_ptr[i];
     const int a_len = static_cast<int>(A.row_ptr[i + 1] - a0);
     // Entries t = lane + 32 h of A's row: the extent of their B rows, and
@@ -889,12 +932,35 @@ __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
     }
     if (lane == 0) start[n] = static_cast<std::uint16_t>(work);
     __syncwarp();  // sorted keys and run starts in place
+    // Where the row goes: C, or the staging buffer (if it has room).
+    index_type* out_col = nullptr;
+    T* out_val = nullptr;
+    if constexpr (MODE == EscMode::stage) {
+      unsigned long long from = 0;
+      if (lane == 0) {
+        c_count[i] = n;
+        from = atomicAdd(staging.cursor, static_cast<unsigned long long>(n));
+        const bool room = from + n <= staging.capacity;
+        staging.offset[i] = room ? static_cast<std::int64_t>(from) : -1;
+        if (!room) from = ~0ull;
+      }
+      from = __shfl_sync(full, from, 0);
+      if (from != ~0ull) {
+        out_col = staging.col + from;
+        out_val = staging.val + from;
+      }
+    } else {
+      const offset_type c0 = c_row_ptr[i];
+      if (n != static_cast<int>(c_row_ptr[i + 1] - c0)) {
+        if (lane == 0) atomicExch(status, 1);
+      } else {
+        out_col = c_col + c0;
+        out_val = c_val + c0;
+      }
+    }
     // Run p (column p of the row) to lane p mod 32: the runs' sums proceed
     // side by side, and the writes are coalesced.
-    const offset_type c0 = c_row_ptr[i];
-    if (n != static_cast<int>(c_row_ptr[i + 1] - c0)) {
-      if (lane == 0) atomicExch(status, 1);
-    } else {
+    if (out_col != nullptr) {
       for (int p = lane; p < n; p += warp_size) {
         const int e0 = start[p], e1 = start[p + 1];
         T acc{0};
@@ -902,8 +968,8 @@ __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
           const int m = static_cast<int>(keys[at(e)] & m_mask);
           acc = fma(as[owner[m]], bs[m], acc);
         }
-        c_col[c0 + p] = static_cast<index_type>(keys[at(e0)] >> m_bits);
-        c_val[c0 + p] = acc;
+        out_col[p] = static_cast<index_type>(keys[at(e0)] >> m_bits);
+        out_val[p] = acc;
       }
     }
     __syncwarp();  // before the next row reuses the warp's shared memory
@@ -1399,14 +1465,21 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   product.products = row_products(exec, rows, A.row_ptr, A.col_idx, B.row_ptr, work.data());
   log.mark("work");
 
-  // 2-3. Count the nonzeros of each row.
+  // 2-3. Count the nonzeros of each row; medium rows are computed whole and
+  // kept in the staging buffer as far as it holds them.
   Array<offset_type> row_ptr(exec, rows + 1, offset_type{0});
   offset_type* rp = row_ptr.data();
+  const int esc_max_c = esc_max_class(B.cols);
+  Array<index_type> staged_col;
+  Array<T> staged_val;
+  Array<std::int64_t> staged_offset;
+  cuda_detail::ScratchBuffer staging_cursor(exec, sizeof(unsigned long long));
+  Staging<T> staging;
   {
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_count_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), B.cols, keys.data());
+          rows, A.row_ptr, work.data(), B.cols, esc_max_c, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     const Bins bins = sort_into_bins(exec, keys, rows);
@@ -1434,6 +1507,33 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
       });
       STRATA_CUDA_CHECK(cudaGetLastError());
       log.mark("count-shortG", 1 << c, m);
+    }
+    size_type staged_rows = 0;
+    for (int c = 0; c < esc_classes; ++c) staged_rows += bins.size(count_staged_base + c);
+    if (staged_rows > 0) {
+      // The multiplications bound C's nonzeros.
+      const unsigned long long capacity = std::min<unsigned long long>(
+          product.products, staging_budget.load(std::memory_order_relaxed));
+      staged_col = Array<index_type>(exec, capacity);
+      staged_val = Array<T>(exec, capacity);
+      staged_offset = Array<std::int64_t>(exec, rows);
+      STRATA_CUDA_CHECK(
+          cudaMemsetAsync(staging_cursor.data(), 0, sizeof(unsigned long long), stream));
+      staging = Staging<T>{staged_col.data(), staged_val.data(),
+                           staging_cursor.as<unsigned long long>(), capacity, staged_offset.data()};
+    }
+    for (int c = 0; c < esc_classes; ++c) {
+      const size_type m = bins.size(count_staged_base + c);
+      if (m == 0) continue;
+      with_products_per_lane(c, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        esc_row_kernel<K, EscMode::stage, T>
+            <<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
+                bins.of(count_staged_base + c), m, A, a_values, B, b_values, rp, nullptr, nullptr,
+                nullptr, staging, nullptr);
+      });
+      STRATA_CUDA_CHECK(cudaGetLastError());
+      log.mark("count-mediumK", 1 << c, m);
     }
     if (const size_type m = bins.size(count_shared_block_class); m > 0) {
       count_block_kernel<false><<<grid_for(m, 1), block_size, 0, stream>>>(
@@ -1504,9 +1604,9 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     if (m == 0) continue;
     with_products_per_lane(c, [&](auto k) {
       constexpr int K = decltype(k)::value;
-      esc_row_kernel<K, T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
-          bins.of(first), m, A, a_values, B, b_values, rp, col_idx.data(), values.data(),
-          status.as<int>());
+      esc_row_kernel<K, EscMode::fill, T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
+          bins.of(first), m, A, a_values, B, b_values, nullptr, rp, col_idx.data(), values.data(),
+          staging, status.as<int>());
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("fill-mediumK", 1 << c, m);
