@@ -16,7 +16,8 @@
 //        fill classes 32-63 (medium rows: at most 256 products and 128
 //          entries of A, not short): a warp per row, products sorted in
 //          registers (see "medium rows" below); the class also records the
-//          group size that numeric() gives the row;
+//          group size that numeric() gives the row; count classes 32-35:
+//          the same rows, computed whole when counted (EscMode::stage);
 //   3. count: the distinct columns of each row, by inserting them into an
 //      open-addressing table in shared memory (atomicCAS on the key; each
 //      lane walks the B row of its own A entry, so the lanes of a group need
@@ -42,12 +43,15 @@
 //   equal columns is summed in that order, the same operations as stage 5;
 //   their count needs no sort (lanes of equal column find each other with a
 //   match instruction). (numeric() gives the 32-lane ones to the 4-lane
-//   kernel of stage 5.) Medium rows skip the table in the fill: a warp
-//   sorts their products, K = 1..8 to a lane, the same way.
+//   kernel of stage 5.) Medium rows skip the tables: a warp sorts their
+//   products, K = 1..8 to a lane, the same way, once: in the count pass,
+//   keeping the row for the fill to copy.
 //
 // Memory beyond C: the work per row and the two binnings (about 30 bytes a
-// row, transient), the schedule kept for recompute (8 bytes a row), and
-// global hash tables only for the rare rows that do not fit shared memory.
+// row, transient), the schedule kept for recompute (8 bytes a row), global
+// hash tables only for the rare rows that do not fit shared memory, and
+// while medium rows are computed, their staging buffer (at most
+// min(products, staging_budget) entries) and an offset per row.
 //
 // What the H200 measurements (bench/spgemm.cpp) showed: the cost follows the
 // number of rows times the steps a_ik per row more than the products, since
