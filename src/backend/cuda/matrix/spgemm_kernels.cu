@@ -785,9 +785,9 @@ struct Staging {
 ///  - stage (the count pass): c_count[i] = its nonzeros; the row itself
 ///    goes to the staging buffer while the buffer has room (which rows fit
 ///    depends on timing; what each holds does not);
-///  - fill: a row found in the staging buffer is copied to c_row_ptr[i],
-///    any other one computed there (`status` = 1 if its distinct columns
-///    disagree with the count).
+///  - fill: a row not found in the staging buffer is computed at
+///    c_row_ptr[i] (`status` = 1 if its distinct columns disagree with the
+///    count); copy_staged_kernel moves the others.
 /// So most medium rows are expanded and sorted once, not counted by the hash
 /// tables and then sorted again. (numeric() gives these rows to the
 /// table-free group kernel: once the pattern is known, its searches cost
@@ -829,16 +829,8 @@ __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
        slot += static_cast<size_type>(gridDim.x) * warps_per_block) {
     const size_type i = rows[slot];
     if constexpr (MODE == EscMode::fill) {
-      const std::int64_t from = staging.offset ? staging.offset[i] : -1;
-      if (from >= 0) {  // the same for the whole warp
-        const offset_type c0 = c_row_ptr[i];
-        const offset_type n = c_row_ptr[i + 1] - c0;
-        for (offset_type p = lane; p < n; p += warp_size) {
-          c_col[c0 + p] = staging.col[from + p];
-          c_val[c0 + p] = staging.val[from + p];
-        }
-        continue;
-      }
+      // Staged rows are copied by copy_staged_kernel.
+      if (staging.offset && staging.offset[i] >= 0) continue;  // the same for the whole warp
     }
     const offset_type a0 = A.row_ptr[i];
     const int a_len = static_cast<int>(A.row_ptr[i + 1] - a0);
@@ -977,6 +969,29 @@ __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
       }
     }
     __syncwarp();  // before the next row reuses the warp's shared memory
+  }
+}
+
+/// Copies the staged medium rows to their place in C, G lanes a row (the
+/// rows hold 10-100 entries, too few for a warp each).
+template <int G, class T>
+__global__ void __launch_bounds__(block_size)
+    copy_staged_kernel(const size_type* __restrict__ rows, size_type count,
+                       const offset_type* __restrict__ c_row_ptr, index_type* __restrict__ c_col,
+                       T* __restrict__ c_val, Staging<T> staging) {
+  constexpr int groups = block_size / G;
+  const int lane = static_cast<int>(threadIdx.x % G);
+  for (size_type slot = static_cast<size_type>(blockIdx.x) * groups + threadIdx.x / G; slot < count;
+       slot += static_cast<size_type>(gridDim.x) * groups) {
+    const size_type i = rows[slot];
+    const std::int64_t from = staging.offset[i];
+    if (from < 0) continue;  // computed by the fill
+    const offset_type c0 = c_row_ptr[i];
+    const offset_type n = c_row_ptr[i + 1] - c0;
+    for (offset_type p = lane; p < n; p += G) {
+      c_col[c0 + p] = staging.col[from + p];
+      c_val[c0 + p] = staging.val[from + p];
+    }
   }
 }
 
@@ -1556,7 +1571,13 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
         });
   }
   log.mark("count-long");
-  const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);
+  unsigned long long staged = 0;  // entries the count pass reserved
+  if (staging.cursor != nullptr) {
+    STRATA_CUDA_CHECK(
+        cudaMemcpyAsync(&staged, staging.cursor, sizeof staged, cudaMemcpyDeviceToHost, stream));
+  }
+  const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);  // waits for the stream
+  const bool all_staged = staging.cursor != nullptr && staged <= staging.capacity;
   log.mark("offsets");
 
   // 4-5. Columns and values; the binning by nonzeros is the schedule kept
@@ -1606,12 +1627,21 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     const int first = esc_class_base + esc_slots * c;
     const size_type m = bins.begin[first + group_classes] - bins.begin[first];
     if (m == 0) continue;
-    with_products_per_lane(c, [&](auto k) {
-      constexpr int K = decltype(k)::value;
-      esc_row_kernel<K, EscMode::fill, T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
-          bins.of(first), m, A, a_values, B, b_values, nullptr, rp, col_idx.data(), values.data(),
-          staging, status.as<int>());
-    });
+    if (staging.cursor != nullptr) {
+      constexpr int G = 8;
+      copy_staged_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
+          bins.of(first), m, rp, col_idx.data(), values.data(), staging);
+      STRATA_CUDA_CHECK(cudaGetLastError());
+    }
+    if (!all_staged) {
+      with_products_per_lane(c, [&](auto k) {
+        constexpr int K = decltype(k)::value;
+        esc_row_kernel<K, EscMode::fill, T>
+            <<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
+                bins.of(first), m, A, a_values, B, b_values, nullptr, rp, col_idx.data(),
+                values.data(), staging, status.as<int>());
+      });
+    }
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("fill-mediumK", 1 << c, m);
   }
