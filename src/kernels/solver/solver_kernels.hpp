@@ -29,14 +29,6 @@ enum class Scaling : int {
 template <class Exec, class T>
 size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* row_ptr,
                            const index_type* col_idx, const T* values, Scaling scaling, T* d);
-/// The same on the GPU with a group of 4 to 32 lanes per row, sized to the
-/// mean row length (backend/cuda/solver/solver_kernels.cu): coarse AMG
-/// operators have rows of 30-100 entries, which one thread reads badly. The
-/// row's sums are added in a tree, so they may round differently from the
-/// host's.
-template <class T>
-size_type diagonal_scaling(const CudaExec& exec, size_type rows, const offset_type* row_ptr,
-                           const index_type* col_idx, const T* values, Scaling scaling, T* d);
 
 /// x_i += omega d_i (b_i - t_i), where t = A x: one Jacobi sweep after the SpMV.
 template <class Exec, class T>
@@ -47,21 +39,21 @@ void jacobi_correct(const Exec& exec, size_type n, T omega, const T* d, const T*
 /// then p_i = r_i / theta and x_i += p_i (x_i = p_i when t == nullptr).
 /// The first step of Chebyshev smoothing.
 template <class Exec, class T>
-void chebyshev_start(const Exec& exec, size_type n, T inv_theta, const T* d, const T* b, const T* t,
-                     T* r, T* p, T* x);
+void chebyshev_start(const Exec& exec, size_type n, T inv_theta, const T* d, const T* b,
+                     const T* t, T* r, T* p, T* x);
 
 /// r_i -= d_i t_i (t = A p), p_i = c_keep p_i + c_new r_i, x_i += p_i: one
 /// later step of the Chebyshev three-term recurrence in one pass.
 template <class Exec, class T>
-void chebyshev_step(const Exec& exec, size_type n, T c_keep, T c_new, const T* d, const T* t, T* r,
-                    T* p, T* x);
+void chebyshev_step(const Exec& exec, size_type n, T c_keep, T c_new, const T* d, const T* t,
+                    T* r, T* p, T* x);
 
 /// CG's update with a diagonal preconditioner fused in: x += alpha p,
 /// r -= alpha q, z_i = d_i r_i; returns {r^T r, r^T z}. One pass over seven
 /// vectors instead of three kernels and two reductions.
 template <class Exec, class T>
-std::pair<T, T> cg_update_diagonal(const Exec& exec, size_type n, T alpha, const T* p, const T* q,
-                                   const T* d, T* x, T* r, T* z);
+std::pair<T, T> cg_update_diagonal(const Exec& exec, size_type n, T alpha, const T* p,
+                                   const T* q, const T* d, T* x, T* r, T* z);
 
 /// Most vectors block_dot and block_update_norm2 take at once (an Arnoldi
 /// basis of the spectral estimates, at most 10 steps).
