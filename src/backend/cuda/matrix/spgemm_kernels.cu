@@ -1531,10 +1531,18 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     for (int c = 0; c < esc_classes; ++c) staged_rows += bins.size(count_staged_base + c);
     if (staged_rows > 0) {
       // The multiplications bound C's nonzeros.
-      const unsigned long long capacity = std::min<unsigned long long>(
+      unsigned long long capacity = std::min<unsigned long long>(
           product.products, staging_budget.load(std::memory_order_relaxed));
-      staged_col = Array<index_type>(exec, capacity);
-      staged_val = Array<T>(exec, capacity);
+      try {
+        staged_col = Array<index_type>(exec, capacity);
+        staged_val = Array<T>(exec, capacity);
+      } catch (const out_of_memory&) {
+        // Staging only saves time: without room for it the fill computes
+        // every medium row again.
+        staged_col = Array<index_type>();
+        staged_val = Array<T>();
+        capacity = 0;
+      }
       staged_offset = Array<std::int64_t>(exec, rows);
       STRATA_CUDA_CHECK(
           cudaMemsetAsync(staging_cursor.data(), 0, sizeof(unsigned long long), stream));
