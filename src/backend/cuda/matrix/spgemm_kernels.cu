@@ -995,23 +995,30 @@ __global__ void __launch_bounds__(block_size)
   }
 }
 
-/// Calls f(std::integral_constant<int, 1 << c>) for medium class c.
+/// Calls f(std::integral_constant<int, 1 << c>) for 0 <= c <= LOG_MAX (a
+/// larger c takes 1 << LOG_MAX): the run-time class as the compile-time
+/// size of a kernel.
+template <int LOG_MAX, int C = 0, class F>
+void with_power_of_two(int c, F&& f) {
+  if constexpr (C == LOG_MAX) {
+    f(std::integral_constant<int, 1 << C>{});
+  } else if (c <= C) {
+    f(std::integral_constant<int, 1 << C>{});
+  } else {
+    with_power_of_two<LOG_MAX, C + 1>(c, f);
+  }
+}
+
+/// Group class c: G = 1 << c lanes (1..32).
+template <class F>
+void with_group_size(int c, F&& f) {
+  with_power_of_two<5>(c, f);
+}
+
+/// Medium class c: K = 1 << c keys a lane (1..8).
 template <class F>
 void with_products_per_lane(int c, F&& f) {
-  switch (c) {
-    case 0:
-      f(std::integral_constant<int, 1>{});
-      break;
-    case 1:
-      f(std::integral_constant<int, 2>{});
-      break;
-    case 2:
-      f(std::integral_constant<int, 4>{});
-      break;
-    default:
-      f(std::integral_constant<int, 8>{});
-      break;
-  }
+  with_power_of_two<3>(c, f);
 }
 
 // ---------------------------------------------------------------- kernels
@@ -1330,31 +1337,6 @@ Bins sort_into_bins(const CudaExec& exec, Array<std::uint8_t>& keys, size_type r
   const auto host_begin = begin.to_vector();
   std::copy(host_begin.begin(), host_begin.end(), bins.begin.begin());
   return bins;
-}
-
-/// Calls f(std::integral_constant<int, 1 << c>) for group class c.
-template <class F>
-void with_group_size(int c, F&& f) {
-  switch (c) {
-    case 0:
-      f(std::integral_constant<int, 1>{});
-      break;
-    case 1:
-      f(std::integral_constant<int, 2>{});
-      break;
-    case 2:
-      f(std::integral_constant<int, 4>{});
-      break;
-    case 3:
-      f(std::integral_constant<int, 8>{});
-      break;
-    case 4:
-      f(std::integral_constant<int, 16>{});
-      break;
-    default:
-      f(std::integral_constant<int, 32>{});
-      break;
-  }
 }
 
 /// The global-table rows of one class, in batches whose tables fit the
