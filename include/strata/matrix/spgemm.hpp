@@ -20,6 +20,11 @@
 ///  3. symbolic: the distinct columns of each row counted in a hash table
 ///     (shared memory on the GPU), then 64-bit row offsets by a scan;
 ///  4. the columns of each row collected and sorted, and its values summed.
+/// On the GPU, rows of at most 256 products skip the tables: a warp sorts
+/// their products in registers, once, in step 3, and keeps the finished row
+/// for step 4 to copy (in a staging buffer of at most 2^28 entries, 3 GB in
+/// double precision, that lives while the product runs; rows past it, or all
+/// of them when the pool cannot give it, are computed again in step 4).
 ///
 /// Reproducibility: C's rows list their columns in ascending order, and each
 /// c_ij is summed over k in the order of A's row i as stored (within one
