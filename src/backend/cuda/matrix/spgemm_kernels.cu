@@ -77,6 +77,7 @@
 #include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,7 @@ constexpr int fill_long_class = 6;
 // registers: class short_class_base + c runs G = 1 << c lanes per row.
 constexpr int short_class_base = 8;
 constexpr int short_row_limit = 32;
+constexpr int short_product_bits = 5;  // of a short row's sort key: m < 32
 // numeric() of the 32-lane short rows: the table-free group kernel with 4
 // lanes (a row per warp spent more time on the sort than the 4-lane
 // kernel on its searches; the H200 measurements in bench/NOTES.md).
@@ -230,9 +232,10 @@ __device__ __forceinline__ int short_class(offset_type work, offset_type a_len) 
   return short_class_base + c;
 }
 
-/// The least c <= max_c with 32 << c >= work when the row is medium, or -1.
+/// The least c <= max_c with 32 << c >= work when the row is medium (not
+/// short, at most esc_max_a entries of A), or -1.
 __device__ __forceinline__ int esc_class(offset_type work, offset_type a_len, int max_c) {
-  if (a_len > esc_max_a) return -1;
+  if (a_len > esc_max_a || short_class(work, a_len) >= 0) return -1;
   for (int c = 0; c <= max_c; ++c) {
     if (work <= (offset_type{warp_size} << c)) return c;
   }
@@ -250,7 +253,7 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
   const offset_type a_len = a_row_ptr[i + 1] - a_row_ptr[i];
   int c = no_work_class;
   const int sc = w > 0 ? short_class(w, a_len) : -1;
-  const int mc = w > 0 && sc < 0 ? esc_class(w, a_len, esc_max_c) : -1;
+  const int mc = w > 0 ? esc_class(w, a_len, esc_max_c) : -1;
   if (sc >= 0) {
     c = sc;
   } else if (mc >= 0) {
@@ -262,7 +265,7 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
     if (t == group_classes) {
       c = bound <= block_table_bound ? count_shared_block_class : count_global_class;
     } else {
-      c = max(t, width_class(w, a_row_ptr[i + 1] - a_row_ptr[i]));
+      c = max(t, width_class(w, a_len));
     }
   }
   key[i] = static_cast<std::uint8_t>(c);
@@ -280,7 +283,7 @@ __global__ void classify_fill_kernel(size_type rows, const offset_type* __restri
   const offset_type a_len = a_row_ptr[i + 1] - a_row_ptr[i];
   int c = no_work_class;
   const int sc = n > 0 ? short_class(work[i], a_len) : -1;
-  const int mc = n > 0 && sc < 0 ? esc_class(work[i], a_len, esc_max_c) : -1;
+  const int mc = n > 0 ? esc_class(work[i], a_len, esc_max_c) : -1;
   if (sc >= 0) {
     c = sc;
   } else if (n > 0) {
@@ -566,15 +569,19 @@ __device__ __forceinline__ Key sort_across_lanes(Key key, int lane) {
   return key;
 }
 
-/// Whether the keys (column j, product m < 32) of short rows fit 32 bits
-/// below the empty key for a B of `b_cols` columns (else 64 bits).
-bool short_keys_narrow(size_type b_cols) { return b_cols < (size_type{1} << 27) - 1; }
+/// Whether 32-bit sort keys (column, product number in the low
+/// `product_bits` bits) hold every column of a B with `b_cols` columns below
+/// the empty key (all ones). The short rows' keys have short_product_bits
+/// (else they take 64 bits); the medium rows' ones, esc_product_bits(K).
+constexpr bool keys_hold_columns(size_type b_cols, int product_bits) {
+  return b_cols < (size_type{1} << (32 - product_bits)) - 1;
+}
 
 /// Count (c_out[i] = nonzeros), fill (columns and values at c_row_ptr[i])
 /// or values only, G lanes per short row. The loop over rows advances a
 /// whole warp at a time, so the shuffles and ballots always see all lanes.
 /// The count needs no order: lanes of equal column find each other with
-/// one match instruction. `narrow`: sort 32-bit keys (short_keys_narrow).
+/// one match instruction. `narrow`: sort 32-bit keys (keys_hold_columns).
 template <int G, ShortMode MODE, class T>
 __global__ void __launch_bounds__(block_size)
     short_row_kernel(const size_type* __restrict__ rows, size_type count, Pattern A,
@@ -715,20 +722,18 @@ __global__ void __launch_bounds__(block_size)
 // table's compaction and sort and a barrier per entry of A (bench/NOTES.md).
 
 /// Bits of the product number in the key of a medium row of 32 K products.
-template <int K>
-constexpr int esc_product_bits() {
+constexpr int esc_product_bits(int k) {
   int b = 5;
-  while ((1 << b) < warp_size * K) ++b;
+  while ((1 << b) < warp_size * k) ++b;
   return b;
 }
 
 /// The largest medium class c (K = 1 << c) whose keys hold every column of
-/// a B with `b_cols` columns below the empty key, or -1.
+/// a B with `b_cols` columns, or -1.
 int esc_max_class(size_type b_cols) {
   int best = -1;
   for (int c = 0; c < esc_classes; ++c) {
-    const int column_bits = 32 - (5 + c);
-    if (b_cols < (size_type{1} << column_bits) - 1) best = c;
+    if (keys_hold_columns(b_cols, esc_product_bits(1 << c))) best = c;
   }
   return best;
 }
@@ -804,7 +809,7 @@ __global__ void __launch_bounds__(block_size, esc_blocks_per_sm(K))
                    int* status) {
   constexpr unsigned full = 0xffffffffu;
   constexpr int n_max = warp_size * K;
-  constexpr int m_bits = esc_product_bits<K>();
+  constexpr int m_bits = esc_product_bits(K);
   constexpr std::uint32_t m_mask = (1u << m_bits) - 1u;
   constexpr std::uint32_t none = 0xffffffffu;
   // Key e at e + e / 32: lane l reading its K keys l K .. l K + K - 1 then
@@ -1397,17 +1402,19 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
   const auto& begin = schedule.class_begin;
   const size_type* rows = schedule.rows.data();
   StageLog log(stream, "numeric", C.rows);
-  for (int c = 0; c < group_classes; ++c) {
-    const size_type m = begin[c + 1] - begin[c];
-    if (m == 0) continue;
-    with_group_size(c, [&](auto g) {
-      constexpr int G = decltype(g)::value;
+  // The table-free kernel of group class g on the rows of class `slot`.
+  const auto group_values = [&](int slot, int g, const char* label) {
+    const size_type m = begin[slot + 1] - begin[slot];
+    if (m == 0) return;
+    with_group_size(g, [&](auto lanes) {
+      constexpr int G = decltype(lanes)::value;
       numeric_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
-          rows + begin[c], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
+          rows + begin[slot], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
-    log.mark("G", 1 << c, m);
-  }
+    log.mark(label, 1 << g, m);
+  };
+  for (int c = 0; c < group_classes; ++c) group_values(c, c, "G");
   const size_type m = begin[fill_long_class + 1] - begin[fill_long_class];
   if (m > 0) {
     numeric_long_kernel<T><<<grid_for(m, warps_per_block), block_size, 0, stream>>>(
@@ -1417,18 +1424,8 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
   }
   // Medium rows: the table-free kernel of their group class.
   for (int c = 0; c < esc_classes; ++c) {
-    for (int g = 0; g < group_classes; ++g) {
-      const int slot = esc_class_base + esc_slots * c + g;
-      const size_type m = begin[slot + 1] - begin[slot];
-      if (m == 0) continue;
-      with_group_size(g, [&](auto lanes) {
-        constexpr int G = decltype(lanes)::value;
-        numeric_group_kernel<G, T><<<grid_for(m, block_size / G), block_size, 0, stream>>>(
-            rows + begin[slot], m, A, a_values, B, b_values, C.row_ptr, C.col_idx, c_values);
-      });
-      STRATA_CUDA_CHECK(cudaGetLastError());
-      log.mark("mediumG", 1 << g, m);
-    }
+    for (int g = 0; g < group_classes; ++g)
+      group_values(esc_class_base + esc_slots * c + g, g, "mediumG");
   }
   for (int c = 0; c < group_classes; ++c) {
     const size_type m = begin[short_class_base + c + 1] - begin[short_class_base + c];
@@ -1444,7 +1441,7 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
         short_row_kernel<G, ShortMode::values, T>
             <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
                 class_rows, m, A, a_values, B, b_values, nullptr, C.row_ptr, nullptr, c_values,
-                nullptr, short_keys_narrow(B.cols));
+                nullptr, keys_hold_columns(B.cols, short_product_bits));
       });
     }
     STRATA_CUDA_CHECK(cudaGetLastError());
@@ -1474,7 +1471,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   Array<index_type> staged_col;
   Array<T> staged_val;
   Array<std::int64_t> staged_offset;
-  cuda_detail::ScratchBuffer staging_cursor(exec, sizeof(unsigned long long));
+  std::optional<cuda_detail::ScratchBuffer> staging_cursor;
   Staging<T> staging;
   {
     Array<std::uint8_t> keys(exec, rows);
@@ -1526,10 +1523,12 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
         capacity = 0;
       }
       staged_offset = Array<std::int64_t>(exec, rows);
+      staging_cursor.emplace(exec, sizeof(unsigned long long));
       STRATA_CUDA_CHECK(
-          cudaMemsetAsync(staging_cursor.data(), 0, sizeof(unsigned long long), stream));
-      staging = Staging<T>{staged_col.data(), staged_val.data(),
-                           staging_cursor.as<unsigned long long>(), capacity, staged_offset.data()};
+          cudaMemsetAsync(staging_cursor->data(), 0, sizeof(unsigned long long), stream));
+      staging =
+          Staging<T>{staged_col.data(), staged_val.data(), staging_cursor->as<unsigned long long>(),
+                     capacity, staged_offset.data()};
     }
     for (int c = 0; c < esc_classes; ++c) {
       const size_type m = bins.size(count_staged_base + c);
@@ -1579,7 +1578,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), rp, esc_max_class(B.cols), keys.data());
+          rows, A.row_ptr, work.data(), rp, esc_max_c, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     bins = sort_into_bins(exec, keys, rows);
@@ -1607,7 +1606,8 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
       short_row_kernel<G, ShortMode::fill, T>
           <<<grid_for(m, block_size / G), block_size, 0, stream>>>(
               bins.of(short_class_base + c), m, A, a_values, B, b_values, nullptr, rp,
-              col_idx.data(), values.data(), status.as<int>(), short_keys_narrow(B.cols));
+              col_idx.data(), values.data(), status.as<int>(),
+              keys_hold_columns(B.cols, short_product_bits));
     });
     STRATA_CUDA_CHECK(cudaGetLastError());
     log.mark("fill-shortG", 1 << c, m);
