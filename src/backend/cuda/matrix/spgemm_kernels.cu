@@ -223,6 +223,19 @@ __device__ __forceinline__ int width_class(offset_type work, offset_type a_len) 
   return c;
 }
 
+/// The least group class the table kernels give a row of a product with
+/// `rows` rows: with few rows (the coarse levels of AMG, where R (A P) has a
+/// few thousand rows of hundreds of products each) the groups sized to each
+/// row leave most of the GPU idle while each row's chain of ordered steps
+/// runs; more lanes a row shorten that chain. Chosen so that rows x G
+/// reaches about four times the threads an H200 holds (132 x 2048).
+int min_group_class(size_type rows) {
+  constexpr size_type lanes_wanted = size_type{1} << 20;
+  int c = 0;
+  while (c < group_classes - 1 && (rows << c) < lanes_wanted) ++c;
+  return c;
+}
+
 /// The short class of a row with `work` products and `a_len` entries of A,
 /// or -1 when it is not short: G = the power of two >= both.
 __device__ __forceinline__ int short_class(offset_type work, offset_type a_len) {
@@ -246,7 +259,8 @@ __device__ __forceinline__ int esc_class(offset_type work, offset_type a_len, in
 /// there) take class count_staged_base + c.
 __global__ void classify_count_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                       const offset_type* __restrict__ work, size_type b_cols,
-                                      int esc_max_c, std::uint8_t* __restrict__ key) {
+                                      int esc_max_c, int min_class,
+                                      std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type w = work[i];
@@ -265,18 +279,18 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
     if (t == group_classes) {
       c = bound <= block_table_bound ? count_shared_block_class : count_global_class;
     } else {
-      c = max(t, width_class(w, a_len));
+      c = max(max(t, width_class(w, a_len)), min_class);
     }
   }
   key[i] = static_cast<std::uint8_t>(c);
 }
 
 /// `esc_max_c`: the largest medium class whose keys can hold B's columns
-/// (-1: none).
+/// (-1: none). `min_class`: see min_group_class().
 __global__ void classify_fill_kernel(size_type rows, const offset_type* __restrict__ a_row_ptr,
                                      const offset_type* __restrict__ work,
                                      const offset_type* __restrict__ c_row_ptr, int esc_max_c,
-                                     std::uint8_t* __restrict__ key) {
+                                     int min_class, std::uint8_t* __restrict__ key) {
   const size_type i = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const offset_type n = c_row_ptr[i + 1] - c_row_ptr[i];
@@ -289,7 +303,8 @@ __global__ void classify_fill_kernel(size_type rows, const offset_type* __restri
   } else if (n > 0) {
     int t = 0;
     while (t < group_classes && n > (offset_type{row_entries_per_lane} << t)) ++t;
-    c = t == group_classes ? fill_long_class : max(t, width_class(work[i], a_len));
+    c = t == group_classes ? fill_long_class
+                           : max(max(t, width_class(work[i], a_len)), min_class);
     // A medium row has n <= work <= 256 = 8 G for G = 32: never long.
     if (mc >= 0) c = esc_class_base + esc_slots * mc + c;
   }
@@ -1477,7 +1492,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_count_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), B.cols, esc_max_c, keys.data());
+          rows, A.row_ptr, work.data(), B.cols, esc_max_c, min_group_class(rows), keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     const Bins bins = sort_into_bins(exec, keys, rows);
@@ -1578,7 +1593,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), rp, esc_max_c, keys.data());
+          rows, A.row_ptr, work.data(), rp, esc_max_c, min_group_class(rows), keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     bins = sort_into_bins(exec, keys, rows);
