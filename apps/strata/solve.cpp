@@ -286,6 +286,7 @@ int run_solve(const SolveOptions& o, const Common& c) {
         levels.push_back({{"rows", l.rows}, {"nnz", l.nnz}, {"min_row_nnz", l.min_row_nnz},
                           {"mean_row_nnz", l.mean_row_nnz}, {"max_row_nnz", l.max_row_nnz},
                           {"coarsening_ratio", l.coarsening_ratio},
+                          {"setup_seconds", l.setup_seconds},
                           {"solve_seconds", l.solve_seconds}});
       }
       j["amg"] = {{"coarsening", summary->coarsening},

@@ -178,6 +178,11 @@ struct LevelSummary {
   double coarsening_ratio = 0;
   /// Seconds in this level's part of the cycles (profile_levels only).
   double solve_seconds = 0;
+  /// Seconds of the last setup spent on this level: its coarsening (the
+  /// transfer to the next level), the Galerkin product that makes the next
+  /// level's matrix, and its smoother; on the coarsest level, its coarse
+  /// solver and the cycle's work vectors.
+  double setup_seconds = 0;
 };
 
 /// The whole summary: what `strata solve` prints and puts in its JSON.

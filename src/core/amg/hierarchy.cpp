@@ -58,6 +58,7 @@ struct Hierarchy<T>::Impl {
     // v = A c, w = A d (levels solved by inner Krylov steps only).
     mutable Vector<T> kc, kv, kd, kw;
     mutable double seconds = 0;
+    double setup_seconds = 0;  // building this level's transfer, A_c and smoother
   };
 
   HierarchyParams params;
@@ -156,11 +157,20 @@ struct Hierarchy<T>::Impl {
     levels.emplace_back();
     levels[0].A = &A;
     for (int l = 0; l + 1 < params.max_levels; ++l) {
+      const auto level_start = Clock::now();
       Level& fine = levels[l];
       if (fine.A->rows() <= params.coarse_size) break;
+      const auto level_seconds = [&] {
+        return std::chrono::duration<double>(Clock::now() - level_start).count();
+      };
       auto transfer = coarsening->coarsen(*fine.A, l, stage_times);
-      if (!transfer || transfer->P.cols() == 0 || transfer->P.cols() >= fine.A->rows()) break;
-      if (l > 0 && nearer_coarsest(fine.A->rows(), transfer->P.cols())) break;
+      // A coarsening that is not kept still cost this (now coarsest) level's time.
+      if (!transfer || transfer->P.cols() == 0 || transfer->P.cols() >= fine.A->rows() ||
+          (l > 0 && nearer_coarsest(fine.A->rows(), transfer->P.cols()))) {
+        fine.A->executor().synchronize();
+        fine.setup_seconds = level_seconds();
+        break;
+      }
       std::unique_ptr<CoarseProduct<T>> rap;
       {
         StageTimer t(A.executor(), stage_times, "galerkin");
@@ -169,17 +179,21 @@ struct Hierarchy<T>::Impl {
           rap = std::make_unique<FixedCoarseProduct<T>>(rap->result().clone());
         }
       }
-      build_smoother(fine);
+      build_smoother(fine);  // synchronises: the level's device work is done
       fine.transfer = std::move(transfer);
       fine.galerkin = std::move(rap);
+      fine.setup_seconds = level_seconds();
       Level next;
       next.A = &fine.galerkin->result();
       levels.push_back(std::move(next));
     }
     if (!params.keep_resetup_data) coarsening->release_refresh_data();
+    const auto coarsest_start = Clock::now();
     for (int l = 0; l <= last(); ++l) build_work_vectors(l);
     build_coarse_solver();
     A.executor().synchronize();
+    levels.back().setup_seconds +=
+        std::chrono::duration<double>(Clock::now() - coarsest_start).count();
     const std::size_t bytes_after = A.executor().memory_stats().in_use;
     setup_bytes = bytes_after > bytes_before ? bytes_after - bytes_before : 0;
     setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -519,6 +533,7 @@ HierarchySummary Hierarchy<T>::summary() const {
     }
     ls.coarsening_ratio = l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, A.rows()));
     ls.solve_seconds = impl_->levels[l].seconds;
+    ls.setup_seconds = impl_->levels[l].setup_seconds;
     if (l == 0) {
       rows0 = double(A.rows());
       nnz0 = double(A.nnz());
@@ -538,7 +553,7 @@ std::string format_summary(const HierarchySummary& s) {
   std::snprintf(line, sizeof line, "  AMG hierarchy: %s, %zu levels\n", s.coarsening.c_str(),
                 s.levels.size());
   out += line;
-  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio";
+  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio   setup s";
   const bool timed = std::any_of(s.levels.begin(), s.levels.end(),
                                  [](const LevelSummary& l) { return l.solve_seconds > 0; });
   out += timed ? "   solve s\n" : "\n";
@@ -547,6 +562,8 @@ std::string format_summary(const HierarchySummary& s) {
     std::snprintf(line, sizeof line, "  %5zu %10lld %12lld   %12lld %6.1f %5lld   %5.2f", l,
                   (long long)v.rows, (long long)v.nnz, (long long)v.min_row_nnz, v.mean_row_nnz,
                   (long long)v.max_row_nnz, v.coarsening_ratio);
+    out += line;
+    std::snprintf(line, sizeof line, "  %8.4f", v.setup_seconds);
     out += line;
     if (timed) {
       std::snprintf(line, sizeof line, "  %8.4f", v.solve_seconds);
