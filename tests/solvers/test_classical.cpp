@@ -596,11 +596,15 @@ TEST(ClassicalDevice, InterpolationMatchesTheHost) {
     const auto cfd = cf.to(gpu);
     for (Interpolation kind : {Interpolation::direct, Interpolation::mm_ext,
                                Interpolation::mm_ext_i, Interpolation::mm_ext_e}) {
-      for (int pmax : {0, 4}) {
-        const ClassicalParams p{.interpolation = kind, .max_elements_per_row = pmax};
-        SCOPED_TRACE(name + ", " + amg::to_string(kind) + ", Pmax " + std::to_string(pmax));
-        expect_same_matrix(amg::classical_interpolation(A, cf, p),
-                           amg::classical_interpolation(Ad, cfd, p), "P", 1e-10);
+      for (int pmax : {0, 2, 4}) {
+        for (double factor : {0.0, 0.25}) {
+          const ClassicalParams p{
+              .interpolation = kind, .max_elements_per_row = pmax, .truncation_factor = factor};
+          SCOPED_TRACE(name + ", " + amg::to_string(kind) + ", Pmax " + std::to_string(pmax) +
+                       ", truncation factor " + std::to_string(factor));
+          expect_same_matrix(amg::classical_interpolation(A, cf, p),
+                             amg::classical_interpolation(Ad, cfd, p), "P", 1e-10);
+        }
       }
     }
   }
