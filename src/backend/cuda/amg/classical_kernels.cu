@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kGroupBlock)
 }
 
 template <int G, class T>
-__global__ void __launch_bounds__(kGroupBlock)
+__global__ void __launch_bounds__(kGroupBlock, 6)
     aff_fill_kernel(size_type n, const offset_type* __restrict__ row_ptr,
                     const index_type* __restrict__ col_idx, const T* __restrict__ values,
                     const std::uint8_t* __restrict__ strong, const std::int32_t* __restrict__ role,
