@@ -2,11 +2,12 @@
 //
 // Stages of multiply():
 //   1. work w_i of each row (products a_ik b_kj; spgemm_kernels.ipp);
-//   2. rows binned by class (one radix-sort pass on a 4-bit class key), so
+//   2. rows binned by class (one radix-sort pass on a 6-bit class key), so
 //      each launch runs rows of one cost with a fitting thread group:
 //        classes 0-5: a group of G = 1, 2, ..., 32 lanes per row, G the
-//          larger of what the row's table needs and the mean length of the
-//          B rows it reads (rounded up to a power of two);
+//          largest of what the row's table needs, the mean length of the
+//          B rows it reads (rounded up to a power of two) and, for products
+//          of few rows, what fills the GPU (min_group_class);
 //        count class 6: a block per row, table of 8192 keys in shared memory;
 //        count class 7 / fill class 6: a block per row, table in global
 //          memory, rows processed in batches of bounded scratch;
@@ -1330,7 +1331,7 @@ struct Bins {
   const size_type* of(int c) const { return rows.data() + begin[c]; }
 };
 
-/// Sorts the row indices by their class key (one radix pass over 4 bits;
+/// Sorts the row indices by their class key (one radix pass over class_bits bits;
 /// stable, so rows stay ascending within a class, which keeps neighbouring
 /// rows, and the B rows they share, in the same block).
 Bins sort_into_bins(const CudaExec& exec, Array<std::uint8_t>& keys, size_type rows) {
