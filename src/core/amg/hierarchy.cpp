@@ -37,6 +37,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 using detail::StageTimer;
 
 /// Above this many rows the coarsest level is not inverted densely (the
@@ -160,15 +164,12 @@ struct Hierarchy<T>::Impl {
       const auto level_start = Clock::now();
       Level& fine = levels[l];
       if (fine.A->rows() <= params.coarse_size) break;
-      const auto level_seconds = [&] {
-        return std::chrono::duration<double>(Clock::now() - level_start).count();
-      };
       auto transfer = coarsening->coarsen(*fine.A, l, stage_times);
       // A coarsening that is not kept still cost this (now coarsest) level's time.
       if (!transfer || transfer->P.cols() == 0 || transfer->P.cols() >= fine.A->rows() ||
           (l > 0 && nearer_coarsest(fine.A->rows(), transfer->P.cols()))) {
         fine.A->executor().synchronize();
-        fine.setup_seconds = level_seconds();
+        fine.setup_seconds = seconds_since(level_start);
         break;
       }
       std::unique_ptr<CoarseProduct<T>> rap;
@@ -182,7 +183,7 @@ struct Hierarchy<T>::Impl {
       build_smoother(fine);  // synchronises: the level's device work is done
       fine.transfer = std::move(transfer);
       fine.galerkin = std::move(rap);
-      fine.setup_seconds = level_seconds();
+      fine.setup_seconds = seconds_since(level_start);
       Level next;
       next.A = &fine.galerkin->result();
       levels.push_back(std::move(next));
@@ -192,11 +193,10 @@ struct Hierarchy<T>::Impl {
     for (int l = 0; l <= last(); ++l) build_work_vectors(l);
     build_coarse_solver();
     A.executor().synchronize();
-    levels.back().setup_seconds +=
-        std::chrono::duration<double>(Clock::now() - coarsest_start).count();
+    levels.back().setup_seconds += seconds_since(coarsest_start);
     const std::size_t bytes_after = A.executor().memory_stats().in_use;
     setup_bytes = bytes_after > bytes_before ? bytes_after - bytes_before : 0;
-    setup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    setup_seconds = seconds_since(start);
   }
 
   /// x = A_c^-1 b on the coarsest level.
@@ -322,7 +322,7 @@ struct Hierarchy<T>::Impl {
   void account(const Level& level, Clock::time_point start) const {
     if (!params.profile_levels) return;
     level.A->executor().synchronize();
-    level.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    level.seconds += seconds_since(start);
   }
 };
 
@@ -505,7 +505,7 @@ void Hierarchy<T>::resetup(const CsrMatrix<T>& A) {
   if (m.levels.back().smoother) m.build_smoother(m.levels.back());
   m.build_coarse_solver();
   A.executor().synchronize();
-  m.resetup_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  m.resetup_seconds = seconds_since(start);
 }
 
 template <class T>

@@ -10,8 +10,8 @@ namespace strata::kernels::csr {
 
 /// y = alpha A x + beta z for the rows x cols CSR matrix (row_ptr, col_idx,
 /// values); z may be y (the usual y = alpha A x + beta y) or another vector
-/// (the residual b - A x in one pass). beta == 0 ignores z. Each row is summed in a fixed order, so
-/// the result repeats bit for bit.
+/// (the residual b - A x in one pass). beta == 0 ignores z. Each row is
+/// summed in a fixed order, so the result repeats bit for bit.
 ///
 /// Host: rows are split between threads so that each gets an equal share of
 /// nonzeros (not of rows). CUDA: "CSR-stream" for short rows (a block stages
@@ -38,8 +38,8 @@ void jacobi_sweep(const Exec& exec, size_type rows, size_type nnz, size_type max
 /// x and y). Fixed order: repeats bit for bit.
 template <class Exec, class T>
 T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
-           const offset_type* row_ptr,
-           const index_type* col_idx, const T* values, const T* x, T* y);
+           const offset_type* row_ptr, const index_type* col_idx, const T* values, const T* x,
+           T* y);
 
 /// {shortest, longest} row of the CSR matrix (rows > 0).
 template <class Exec>

@@ -7,9 +7,11 @@
 // thread) and the tuned CUDA one (backend/cuda/matrix/spgemm_kernels.cu:
 // rows binned by work, a hash table per row in shared memory, a group of
 // 1..32 lanes or a block per row; rows of at most 32 products sorted in
-// registers instead, and in the fill rows of up to 256 products by a warp). The small helpers below
-// them are written once in spgemm_kernels.ipp. Arguments are raw pointers in the executor's memory;
-// the public entry points (src/core/spgemm.cpp) have checked locations and sizes.
+// registers instead, and rows of up to 256 products by a warp, once, in the
+// count pass). The small helpers below them are written once in
+// spgemm_kernels.ipp. Arguments are raw pointers in the executor's memory;
+// the public entry points (src/core/spgemm.cpp) have checked locations and
+// sizes.
 
 #include <atomic>
 #include <cstdint>

@@ -237,6 +237,14 @@ int min_group_class(size_type rows) {
   return c;
 }
 
+/// The group class a table kernel gives a row: the largest of what its
+/// table needs (`table_class`), width_class() and `min_class`
+/// (min_group_class() of the product).
+__device__ __forceinline__ int group_class(int table_class, offset_type work, offset_type a_len,
+                                           int min_class) {
+  return max(max(table_class, width_class(work, a_len)), min_class);
+}
+
 /// The short class of a row with `work` products and `a_len` entries of A,
 /// or -1 when it is not short: G = the power of two >= both.
 __device__ __forceinline__ int short_class(offset_type work, offset_type a_len) {
@@ -280,7 +288,7 @@ __global__ void classify_count_kernel(size_type rows, const offset_type* __restr
     if (t == group_classes) {
       c = bound <= block_table_bound ? count_shared_block_class : count_global_class;
     } else {
-      c = max(max(t, width_class(w, a_len)), min_class);
+      c = group_class(t, w, a_len, min_class);
     }
   }
   key[i] = static_cast<std::uint8_t>(c);
@@ -304,8 +312,7 @@ __global__ void classify_fill_kernel(size_type rows, const offset_type* __restri
   } else if (n > 0) {
     int t = 0;
     while (t < group_classes && n > (offset_type{row_entries_per_lane} << t)) ++t;
-    c = t == group_classes ? fill_long_class
-                           : max(max(t, width_class(work[i], a_len)), min_class);
+    c = t == group_classes ? fill_long_class : group_class(t, work[i], a_len, min_class);
     // A medium row has n <= work <= 256 = 8 G for G = 32: never long.
     if (mc >= 0) c = esc_class_base + esc_slots * mc + c;
   }
@@ -1484,6 +1491,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   Array<offset_type> row_ptr(exec, rows + 1, offset_type{0});
   offset_type* rp = row_ptr.data();
   const int esc_max_c = esc_max_class(B.cols);
+  const int min_class = min_group_class(rows);  // the same in both binnings
   Array<index_type> staged_col;
   Array<T> staged_val;
   Array<std::int64_t> staged_offset;
@@ -1493,7 +1501,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_count_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), B.cols, esc_max_c, min_group_class(rows), keys.data());
+          rows, A.row_ptr, work.data(), B.cols, esc_max_c, min_class, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     const Bins bins = sort_into_bins(exec, keys, rows);
@@ -1594,7 +1602,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     Array<std::uint8_t> keys(exec, rows);
     if (rows > 0) {
       classify_fill_kernel<<<grid_for(rows, block_size), block_size, 0, stream>>>(
-          rows, A.row_ptr, work.data(), rp, esc_max_c, min_group_class(rows), keys.data());
+          rows, A.row_ptr, work.data(), rp, esc_max_c, min_class, keys.data());
       STRATA_CUDA_CHECK(cudaGetLastError());
     }
     bins = sort_into_bins(exec, keys, rows);
