@@ -4,14 +4,18 @@
 // the row at hand (its work bounds its nonzeros) and cleared through the
 // list of slots it filled, so memory stays O(longest row) per thread rather
 // than O(B.cols()) as a dense accumulator would need (64 threads times a
-// 10^8-column B would be 25 GB of markers). Three passes over the rows:
+// 10^8-column B would be 25 GB of markers). Two passes over the rows:
 //   1. count the distinct columns of each row; row offsets by a scan;
-//   2. collect each row's columns and sort them;
-//   3. values: for each a_ik in A's stored order, each b_kj is added to the
-//      entry of column j, found by binary search in the row's sorted columns.
-// Pass 3 alone is numeric(), the value-only recompute. Its order of summation
-// is the device's (see spgemm.hpp), so the two backends differ only by the
-// device's fused multiply-adds.
+//   2. fill: insert the row's products again, remembering each product's
+//      slot; sort the row's columns and note each slot's place in the sorted
+//      row; then the values: for each a_ik in A's stored order, each b_kj is
+//      added to its column's entry through the remembered slot. The row's
+//      products are still in cache, and no product searches the row.
+// numeric(), the value-only recompute, has only C's sorted columns: it finds
+// each product's entry through a hash set of the row's columns (rows of more
+// than 16 columns; shorter ones by bisection). Every c_ij is summed in A's
+// order in both, the device's order (see spgemm.hpp), so the two backends
+// differ only by the device's fused multiply-adds.
 
 #include "kernels/matrix/spgemm_kernels.hpp"
 
@@ -31,42 +35,54 @@ constexpr index_type empty_key = std::numeric_limits<index_type>::max();
 // Rows per OpenMP task: small enough to balance rows of uneven work.
 constexpr size_type rows_per_task = 64;
 
-/// The distinct column indices of one row of C.
+/// The distinct column indices of one row of C, and, once the row is
+/// sorted, the place of each in it.
 class ColumnSet {
  public:
   /// Starts a row that has at most `bound` distinct columns.
   void start(size_type bound) {
     std::size_t want = 16;
     while (want < 2 * static_cast<std::size_t>(bound)) want <<= 1;  // load factor <= 1/2
-    if (table_.size() < want) table_.assign(want, empty_key);
+    if (table_.size() < want) {
+      table_.assign(want, empty_key);
+      place_.resize(want);
+    }
     mask_ = table_.size() - 1;
     shift_ = 64;
     for (std::size_t s = table_.size(); s > 1; s >>= 1) --shift_;
     slots_.clear();
   }
-  void insert(index_type key) {
-    // Fibonacci hashing (high bits of key * 2^64 / phi): stencil columns
-    // repeat with strides like n^2 that are multiples of the table size, and
-    // the low bits of the key alone would pile them into one slot.
-    std::size_t s = static_cast<std::size_t>(
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
-        shift_);
+  /// The slot of `key`, inserted if it is new.
+  std::uint32_t insert(index_type key) {
+    std::size_t s = home(key);
     while (true) {
       const index_type seen = table_[s];
-      if (seen == key) return;
+      if (seen == key) return static_cast<std::uint32_t>(s);
       if (seen == empty_key) {
         table_[s] = key;
         slots_.push_back(s);
-        return;
+        return static_cast<std::uint32_t>(s);
       }
       s = (s + 1) & mask_;
     }
+  }
+  /// The slot of a key that is in the set.
+  std::size_t slot_of(index_type key) const {
+    std::size_t s = home(key);
+    while (table_[s] != key) s = (s + 1) & mask_;
+    return s;
   }
   size_type size() const noexcept { return static_cast<size_type>(slots_.size()); }
   /// Writes the columns (unordered) to out[0 .. size()).
   void copy_to(index_type* out) const {
     for (std::size_t m = 0; m < slots_.size(); ++m) out[m] = table_[slots_[m]];
   }
+  /// Notes the place p of each column cols[p] of the sorted row.
+  void set_places(const index_type* cols, size_type n) {
+    for (size_type p = 0; p < n; ++p) place_[slot_of(cols[p])] = static_cast<std::int32_t>(p);
+  }
+  /// The place of the column in `slot` (after set_places).
+  std::int32_t place(std::size_t slot) const { return place_[slot]; }
   /// Empties the set in O(size()).
   void clear() {
     for (const std::size_t s : slots_) table_[s] = empty_key;
@@ -74,10 +90,27 @@ class ColumnSet {
   }
 
  private:
+  // Fibonacci hashing (high bits of key * 2^64 / phi): stencil columns
+  // repeat with strides like n^2 that are multiples of the table size, and
+  // the low bits of the key alone would pile them into one slot.
+  std::size_t home(index_type key) const {
+    return static_cast<std::size_t>(
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
+        shift_);
+  }
+
   std::vector<index_type> table_;
+  std::vector<std::int32_t> place_;
   std::vector<std::size_t> slots_;
   std::size_t mask_ = 0;
   int shift_ = 64;
+};
+
+/// A thread's scratch for the fill: the row's column set and the slot of
+/// each of its products, in A's order.
+struct FillScratch {
+  ColumnSet set;
+  std::vector<std::uint32_t> product_slot;
 };
 
 /// f(scratch, i) for every row i, rows in dynamic chunks over the threads,
@@ -110,26 +143,49 @@ void insert_row(ColumnSet& set, const Pattern& A, const Pattern& B, size_type i,
   }
 }
 
+/// acc[place(j)] += a_ik b_kj for the products of row i in A's order (for
+/// each a_ik, B's row k in its stored order): the order of the device.
+template <class T, class Place>
+void accumulate_row(const Pattern& A, const T* a_values, const Pattern& B, const T* b_values,
+                    size_type i, Place&& place, T* acc) {
+  for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
+    const index_type k = A.col_idx[e];
+    const T a = a_values[e];
+    for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
+      acc[place(q)] += a * b_values[q];
+    }
+  }
+}
+
 }  // namespace
 
 template <class Exec, class T>
 void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Pattern& B,
              const T* b_values, const Pattern& C, const detail::ProductSchedule& /*schedule*/,
              T* c_values) {
-  for_each_row<NoScratch>(exec, C.rows, [&](NoScratch&, size_type i) {
+  // A row of more columns than this finds them through a hash set of its
+  // columns rather than by bisection.
+  constexpr size_type bisect_up_to = 16;
+  for_each_row<ColumnSet>(exec, C.rows, [&](ColumnSet& set, size_type i) {
     const offset_type c0 = C.row_ptr[i];
+    const size_type n = C.row_ptr[i + 1] - c0;
     const index_type* cols = C.col_idx + c0;
-    const index_type* cols_end = C.col_idx + C.row_ptr[i + 1];
     T* acc = c_values + c0;
-    std::fill(acc, acc + (cols_end - cols), T{0});
-    for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
-      const index_type k = A.col_idx[e];
-      const T a = a_values[e];
-      for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
-        const auto p = std::lower_bound(cols, cols_end, B.col_idx[q]) - cols;
-        acc[p] += a * b_values[q];
-      }
+    std::fill(acc, acc + n, T{0});
+    if (n <= bisect_up_to) {
+      accumulate_row(
+          A, a_values, B, b_values, i,
+          [&](offset_type q) { return std::lower_bound(cols, cols + n, B.col_idx[q]) - cols; },
+          acc);
+      return;
     }
+    set.start(n);
+    for (size_type p = 0; p < n; ++p) set.insert(cols[p]);
+    set.set_places(cols, n);
+    accumulate_row(
+        A, a_values, B, b_values, i,
+        [&](offset_type q) { return set.place(set.slot_of(B.col_idx[q])); }, acc);
+    set.clear();
   });
 }
 
@@ -152,20 +208,35 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   });
   const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);
 
-  // 2. Columns, sorted within rows.
+  // 2. Columns, sorted within rows, and values.
   Array<index_type> col_idx(exec, nnz);
+  Array<T> values(exec, nnz);
   index_type* ci = col_idx.data();
-  for_each_row<ColumnSet>(exec, rows, [&](ColumnSet& set, size_type i) {
-    insert_row(set, A, B, i, std::min<size_type>(w[i], B.cols));
-    set.copy_to(ci + rp[i]);
-    std::sort(ci + rp[i], ci + rp[i + 1]);
+  T* cv = values.data();
+  for_each_row<FillScratch>(exec, rows, [&](FillScratch& scratch, size_type i) {
+    ColumnSet& set = scratch.set;
+    std::vector<std::uint32_t>& slot = scratch.product_slot;
+    set.start(std::min<size_type>(w[i], B.cols));
+    slot.clear();
+    for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
+      const index_type k = A.col_idx[e];
+      for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
+        slot.push_back(set.insert(B.col_idx[q]));
+      }
+    }
+    const offset_type c0 = rp[i];
+    const size_type n = rp[i + 1] - c0;
+    set.copy_to(ci + c0);
+    std::sort(ci + c0, ci + c0 + n);
+    set.set_places(ci + c0, n);
+    T* acc = cv + c0;
+    std::fill(acc, acc + n, T{0});
+    // The products come in the order their slots were noted.
+    std::size_t product = 0;
+    accumulate_row(
+        A, a_values, B, b_values, i, [&](offset_type) { return set.place(slot[product++]); }, acc);
     set.clear();
   });
-
-  // 3. Values.
-  Array<T> values(exec, nnz);
-  const Pattern C{rows, B.cols, nnz, rp, ci};
-  numeric(exec, A, a_values, B, b_values, C, product.schedule, values.data());
   product.C = CsrMatrix<T>(rows, B.cols, std::move(row_ptr), std::move(col_idx), std::move(values));
   return product;
 }
