@@ -1,7 +1,8 @@
 #pragma once
 // Kernel contract of the explicit CSR transpose (strata/matrix/transpose.hpp).
 // The body (transpose_kernels.ipp) is written once against the parallel
-// primitives and instantiated per backend.
+// primitives; the host backend has its own counting version (declared below),
+// which gives the same matrix.
 
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
@@ -21,6 +22,15 @@ namespace strata::kernels::transpose {
 /// index_type (checked by the caller).
 template <class Exec, class T>
 CsrMatrix<T> transpose_csr(const Exec& exec, size_type rows, size_type cols, size_type nnz,
+                           const offset_type* row_ptr, const index_type* col_idx, const T* values);
+
+/// The host's transpose, the same result by counting: entries per column,
+/// their offsets by a prefix sum, then A's entries placed in row order
+/// (O(nnz + cols) in one thread, where the stable sort above costs a
+/// parallel merge sort of nnz pairs: 98 of 348 ms of a 64^3 classical AMG
+/// interpolation on one thread went to it).
+template <class T>
+CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols, size_type nnz,
                            const offset_type* row_ptr, const index_type* col_idx, const T* values);
 
 }  // namespace strata::kernels::transpose
