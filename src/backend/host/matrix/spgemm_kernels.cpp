@@ -4,13 +4,13 @@
 // the row at hand (its work bounds its nonzeros) and cleared through the
 // list of slots it filled, so memory stays O(longest row) per thread rather
 // than O(B.cols()) as a dense accumulator would need (64 threads times a
-// 10^8-column B would be 25 GB of markers). Two passes over the rows:
-//   1. count the distinct columns of each row; row offsets by a scan;
-//   2. fill: insert the row's products again, remembering each product's
-//      slot; sort the row's columns and note each slot's place in the sorted
-//      row; then the values: for each a_ik in A's stored order, each b_kj is
-//      added to its column's entry through the remembered slot. The row's
-//      products are still in cache, and no product searches the row.
+// 10^8-column B would be 25 GB of markers). One pass computes each row whole:
+// its products inserted once, each product's slot noted; the row's columns
+// sorted and each slot given its place; then the values, for each a_ik in A's
+// stored order each b_kj added to its column's entry through the noted slot,
+// while the row's products are still in cache. Rows go in blocks of
+// rows_per_task to buffers of their own, moved into C once the counts give
+// the offsets (C is written once; the buffers hold a copy of it meanwhile).
 // numeric(), the value-only recompute, has only C's sorted columns: it finds
 // each product's entry through a hash set of the row's columns (rows of more
 // than 16 columns; shorter ones by bisection). Every c_ij is summed in A's
@@ -134,14 +134,32 @@ void for_each_row(const HostExec& exec, size_type rows, F&& f) {
 
 struct NoScratch {};
 
-/// Inserts the columns of row i of A B into `set`.
-void insert_row(ColumnSet& set, const Pattern& A, const Pattern& B, size_type i, size_type bound) {
-  set.start(bound);
-  for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
-    const index_type k = A.col_idx[e];
-    for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) set.insert(B.col_idx[q]);
+/// f(scratch, b) for every task b, tasks in dynamic order over the threads,
+/// each thread with its own Scratch.
+template <class Scratch, class F>
+void for_each_task(const HostExec& exec, size_type tasks, F&& f) {
+#if STRATA_WITH_OPENMP
+  const int threads = host_detail::thread_count(exec);
+#pragma omp parallel num_threads(threads) if (tasks > 1)
+  {
+    Scratch scratch;
+#pragma omp for schedule(dynamic, 1)
+    for (size_type b = 0; b < tasks; ++b) f(scratch, b);
   }
+#else
+  (void)exec;
+  Scratch scratch;
+  for (size_type b = 0; b < tasks; ++b) f(scratch, b);
+#endif
 }
+
+/// The rows of C of one task, one after another, before C's offsets are
+/// known.
+template <class T>
+struct RowBlock {
+  std::vector<index_type> cols;
+  std::vector<T> values;
+};
 
 /// acc[place(j)] += a_ik b_kj for the products of row i in A's order (for
 /// each a_ik, B's row k in its stored order): the order of the device.
@@ -155,6 +173,39 @@ void accumulate_row(const Pattern& A, const T* a_values, const Pattern& B, const
       acc[place(q)] += a * b_values[q];
     }
   }
+}
+
+/// Row i of C appended to `out` (columns ascending, values summed in A's
+/// order); returns its nonzeros. The row's products are inserted once, each
+/// product's slot noted; the values are summed through those slots once the
+/// sorted row gives each slot its place, while the products are in cache.
+template <class T>
+size_type fill_row(FillScratch& scratch, const Pattern& A, const T* a_values, const Pattern& B,
+                   const T* b_values, size_type i, size_type bound, RowBlock<T>& out) {
+  ColumnSet& set = scratch.set;
+  std::vector<std::uint32_t>& slot = scratch.product_slot;
+  set.start(bound);
+  slot.clear();
+  for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
+    const index_type k = A.col_idx[e];
+    for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
+      slot.push_back(set.insert(B.col_idx[q]));
+    }
+  }
+  const size_type n = set.size();
+  const std::size_t c0 = out.cols.size();
+  out.cols.resize(c0 + static_cast<std::size_t>(n));
+  out.values.resize(c0 + static_cast<std::size_t>(n), T{0});
+  index_type* cols = out.cols.data() + c0;
+  set.copy_to(cols);
+  std::sort(cols, cols + n);
+  set.set_places(cols, n);
+  std::size_t product = 0;  // the products come in the order their slots were noted
+  accumulate_row(
+      A, a_values, B, b_values, i, [&](offset_type) { return set.place(slot[product++]); },
+      out.values.data() + c0);
+  set.clear();
+  return n;
 }
 
 }  // namespace
@@ -198,44 +249,36 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   const offset_type* w = work.data();
   product.products = row_products(exec, rows, A.row_ptr, A.col_idx, B.row_ptr, work.data());
 
-  // 1. Count.
+  // 1. Each block of rows_per_task rows computed whole into its own buffers
+  //    (columns sorted, values summed), its counts into row_ptr.
   Array<offset_type> row_ptr(exec, rows + 1);
   offset_type* rp = row_ptr.data();
-  for_each_row<ColumnSet>(exec, rows, [&](ColumnSet& set, size_type i) {
-    insert_row(set, A, B, i, std::min<size_type>(w[i], B.cols));
-    rp[i] = set.size();
-    set.clear();
+  const size_type blocks = (rows + rows_per_task - 1) / rows_per_task;
+  std::vector<RowBlock<T>> block(static_cast<std::size_t>(blocks));
+  for_each_task<FillScratch>(exec, blocks, [&](FillScratch& scratch, size_type b) {
+    RowBlock<T>& out = block[b];
+    const size_type first = b * rows_per_task;
+    const size_type last = std::min(rows, first + rows_per_task);
+    // (Not reserved from the products: rows of many products into few
+    // columns would hold many times C's memory until the move.)
+    for (size_type i = first; i < last; ++i) {
+      rp[i] =
+          fill_row(scratch, A, a_values, B, b_values, i, std::min<size_type>(w[i], B.cols), out);
+    }
   });
   const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);
 
-  // 2. Columns, sorted within rows, and values.
+  // 2. The blocks moved to their places.
   Array<index_type> col_idx(exec, nnz);
   Array<T> values(exec, nnz);
   index_type* ci = col_idx.data();
   T* cv = values.data();
-  for_each_row<FillScratch>(exec, rows, [&](FillScratch& scratch, size_type i) {
-    ColumnSet& set = scratch.set;
-    std::vector<std::uint32_t>& slot = scratch.product_slot;
-    set.start(std::min<size_type>(w[i], B.cols));
-    slot.clear();
-    for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
-      const index_type k = A.col_idx[e];
-      for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
-        slot.push_back(set.insert(B.col_idx[q]));
-      }
-    }
-    const offset_type c0 = rp[i];
-    const size_type n = rp[i + 1] - c0;
-    set.copy_to(ci + c0);
-    std::sort(ci + c0, ci + c0 + n);
-    set.set_places(ci + c0, n);
-    T* acc = cv + c0;
-    std::fill(acc, acc + n, T{0});
-    // The products come in the order their slots were noted.
-    std::size_t product = 0;
-    accumulate_row(
-        A, a_values, B, b_values, i, [&](offset_type) { return set.place(slot[product++]); }, acc);
-    set.clear();
+  for_each_task<NoScratch>(exec, blocks, [&](NoScratch&, size_type b) {
+    RowBlock<T>& from = block[b];
+    const offset_type c0 = rp[b * rows_per_task];
+    std::copy(from.cols.begin(), from.cols.end(), ci + c0);
+    std::copy(from.values.begin(), from.values.end(), cv + c0);
+    from = RowBlock<T>{};
   });
   product.C = CsrMatrix<T>(rows, B.cols, std::move(row_ptr), std::move(col_idx), std::move(values));
   return product;
