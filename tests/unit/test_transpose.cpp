@@ -130,6 +130,35 @@ TEST_P(Transpose, GallerySymmetricMatrixIsItsOwnTranspose) {
 
 STRATA_INSTANTIATE_ON_EXECUTORS(Transpose);
 
+// The host places entries row by row on one thread, and with atomics and a
+// sort of each column by position in A on several: both must give the
+// reference, on a matrix past the size below which one thread does it all,
+// with columns of a few entries (insertion sort) and long ones (std::sort).
+TEST(TransposeHost, OneAndFourThreadsGiveTheSameMatrix) {
+  for (const int threads : {1, 4}) {
+    const auto e = Executor::host(threads);
+    auto A = random_matrix(
+        e, 30000, 2000, [](size_type i, auto& g) { return i % 11 == 0 ? 0 : 1 + g() % 9; }, 5);
+    expect_equals_reference(transpose(A), A);
+    // A column of every row: 30000 entries to order.
+    std::vector<offset_type> rp(30001);
+    std::vector<index_type> ci;
+    std::vector<double> va;
+    for (size_type i = 0; i < 30000; ++i) {
+      ci.push_back(index_type(i % 3));
+      va.push_back(double(i));
+      if (i % 2 == 0) {
+        ci.push_back(index_type(5 + i % 40));
+        va.push_back(-double(i));
+      }
+      rp[i + 1] = offset_type(ci.size());
+    }
+    CsrMatrix<double> B(30000, 50, Array<offset_type>(e, rp), Array<index_type>(e, ci),
+                        Array<double>(e, va));
+    expect_equals_reference(transpose(B), B);
+  }
+}
+
 TEST(TransposeDevice, MatchesHostExactlyOnAwkwardShapes) {
   STRATA_REQUIRE_DEVICE();
   const auto h = Executor::host();
