@@ -113,45 +113,27 @@ struct FillScratch {
   std::vector<std::uint32_t> product_slot;
 };
 
-/// f(scratch, i) for every row i, rows in dynamic chunks over the threads,
-/// each thread with its own Scratch.
+/// f(scratch, i) for every i in [0, n), in dynamic chunks of `chunk` over
+/// the threads, each thread with its own Scratch.
 template <class Scratch, class F>
-void for_each_row(const HostExec& exec, size_type rows, F&& f) {
+void for_each_with_scratch(const HostExec& exec, size_type n, size_type chunk, F&& f) {
 #if STRATA_WITH_OPENMP
   const int threads = host_detail::thread_count(exec);
-#pragma omp parallel num_threads(threads) if (rows > rows_per_task)
+#pragma omp parallel num_threads(threads) if (n > chunk)
   {
     Scratch scratch;
-#pragma omp for schedule(dynamic, rows_per_task)
-    for (size_type i = 0; i < rows; ++i) f(scratch, i);
+#pragma omp for schedule(dynamic, chunk)
+    for (size_type i = 0; i < n; ++i) f(scratch, i);
   }
 #else
   (void)exec;
+  (void)chunk;
   Scratch scratch;
-  for (size_type i = 0; i < rows; ++i) f(scratch, i);
+  for (size_type i = 0; i < n; ++i) f(scratch, i);
 #endif
 }
 
 struct NoScratch {};
-
-/// f(scratch, b) for every task b, tasks in dynamic order over the threads,
-/// each thread with its own Scratch.
-template <class Scratch, class F>
-void for_each_task(const HostExec& exec, size_type tasks, F&& f) {
-#if STRATA_WITH_OPENMP
-  const int threads = host_detail::thread_count(exec);
-#pragma omp parallel num_threads(threads) if (tasks > 1)
-  {
-    Scratch scratch;
-#pragma omp for schedule(dynamic, 1)
-    for (size_type b = 0; b < tasks; ++b) f(scratch, b);
-  }
-#else
-  (void)exec;
-  Scratch scratch;
-  for (size_type b = 0; b < tasks; ++b) f(scratch, b);
-#endif
-}
 
 /// The rows of C of one task, one after another, before C's offsets are
 /// known.
@@ -217,7 +199,7 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
   // A row of more columns than this finds them through a hash set of its
   // columns rather than by bisection.
   constexpr size_type bisect_up_to = 16;
-  for_each_row<ColumnSet>(exec, C.rows, [&](ColumnSet& set, size_type i) {
+  for_each_with_scratch<ColumnSet>(exec, C.rows, rows_per_task, [&](ColumnSet& set, size_type i) {
     const offset_type c0 = C.row_ptr[i];
     const size_type n = C.row_ptr[i + 1] - c0;
     const index_type* cols = C.col_idx + c0;
@@ -255,7 +237,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   offset_type* rp = row_ptr.data();
   const size_type blocks = (rows + rows_per_task - 1) / rows_per_task;
   std::vector<RowBlock<T>> block(static_cast<std::size_t>(blocks));
-  for_each_task<FillScratch>(exec, blocks, [&](FillScratch& scratch, size_type b) {
+  for_each_with_scratch<FillScratch>(exec, blocks, 1, [&](FillScratch& scratch, size_type b) {
     RowBlock<T>& out = block[b];
     const size_type first = b * rows_per_task;
     const size_type last = std::min(rows, first + rows_per_task);
@@ -273,7 +255,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   Array<T> values(exec, nnz);
   index_type* ci = col_idx.data();
   T* cv = values.data();
-  for_each_task<NoScratch>(exec, blocks, [&](NoScratch&, size_type b) {
+  for_each_with_scratch<NoScratch>(exec, blocks, 1, [&](NoScratch&, size_type b) {
     RowBlock<T>& from = block[b];
     const offset_type c0 = rp[b * rows_per_task];
     std::copy(from.cols.begin(), from.cols.end(), ci + c0);
