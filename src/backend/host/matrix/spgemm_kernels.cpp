@@ -9,8 +9,8 @@
 // sorted and each slot given its place; then the values, for each a_ik in A's
 // stored order each b_kj added to its column's entry through the noted slot,
 // while the row's products are still in cache. Rows go in blocks of
-// rows_per_task to buffers of their own, moved into C once the counts give
-// the offsets (C is written once; the buffers hold a copy of it meanwhile).
+// rows_per_task to buffers of their own (of exactly the block's size), moved
+// into C once the counts give the offsets: C is held twice for a moment.
 // numeric(), the value-only recompute, has only C's sorted columns: it finds
 // each product's entry through a hash set of the row's columns (rows of more
 // than 16 columns; shorter ones by bisection). Every c_ij is summed in A's
@@ -106,11 +106,22 @@ class ColumnSet {
   int shift_ = 64;
 };
 
-/// A thread's scratch for the fill: the row's column set and the slot of
-/// each of its products, in A's order.
+/// The rows of C of one task, one after another, before C's offsets are
+/// known.
+template <class T>
+struct RowBlock {
+  std::vector<index_type> cols;
+  std::vector<T> values;
+};
+
+/// A thread's scratch for the fill: the row's column set, the slot of each
+/// of its products in A's order, and the rows of the block at hand (kept
+/// across blocks, so they grow once; each block then keeps an exact copy).
+template <class T>
 struct FillScratch {
   ColumnSet set;
   std::vector<std::uint32_t> product_slot;
+  RowBlock<T> rows;
 };
 
 /// f(scratch, i) for every i in [0, n), in dynamic chunks of `chunk` over
@@ -135,14 +146,6 @@ void for_each_with_scratch(const HostExec& exec, size_type n, size_type chunk, F
 
 struct NoScratch {};
 
-/// The rows of C of one task, one after another, before C's offsets are
-/// known.
-template <class T>
-struct RowBlock {
-  std::vector<index_type> cols;
-  std::vector<T> values;
-};
-
 /// acc[place(j)] += a_ik b_kj for the products of row i in A's order (for
 /// each a_ik, B's row k in its stored order): the order of the device.
 template <class T, class Place>
@@ -162,7 +165,7 @@ void accumulate_row(const Pattern& A, const T* a_values, const Pattern& B, const
 /// product's slot noted; the values are summed through those slots once the
 /// sorted row gives each slot its place, while the products are in cache.
 template <class T>
-size_type fill_row(FillScratch& scratch, const Pattern& A, const T* a_values, const Pattern& B,
+size_type fill_row(FillScratch<T>& scratch, const Pattern& A, const T* a_values, const Pattern& B,
                    const T* b_values, size_type i, size_type bound, RowBlock<T>& out) {
   ColumnSet& set = scratch.set;
   std::vector<std::uint32_t>& slot = scratch.product_slot;
@@ -237,16 +240,19 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   offset_type* rp = row_ptr.data();
   const size_type blocks = (rows + rows_per_task - 1) / rows_per_task;
   std::vector<RowBlock<T>> block(static_cast<std::size_t>(blocks));
-  for_each_with_scratch<FillScratch>(exec, blocks, 1, [&](FillScratch& scratch, size_type b) {
-    RowBlock<T>& out = block[b];
+  for_each_with_scratch<FillScratch<T>>(exec, blocks, 1, [&](FillScratch<T>& scratch, size_type b) {
+    RowBlock<T>& out = scratch.rows;
+    out.cols.clear();
+    out.values.clear();
     const size_type first = b * rows_per_task;
     const size_type last = std::min(rows, first + rows_per_task);
-    // (Not reserved from the products: rows of many products into few
-    // columns would hold many times C's memory until the move.)
     for (size_type i = first; i < last; ++i) {
       rp[i] =
           fill_row(scratch, A, a_values, B, b_values, i, std::min<size_type>(w[i], B.cols), out);
     }
+    // Exactly the block's size: the blocks together hold C once until the move.
+    block[b].cols.assign(out.cols.begin(), out.cols.end());
+    block[b].values.assign(out.values.begin(), out.values.end());
   });
   const size_type nnz = counts_to_offsets(exec, rp, rows, B.cols);
 
