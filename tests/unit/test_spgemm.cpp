@@ -173,6 +173,36 @@ TEST_P(Spgemm, EmptyShapes) {
   product.recompute(A, random_sparse(e, 10, 8, none, 4));
 }
 
+// One row of 4100 x 1024 products, past the 2^22 products up to which the
+// host notes each product's slot (beyond, it looks the slots up again); on
+// the device, a row for the long-row path.
+TEST_P(Spgemm, ARowOfMillionsOfProducts) {
+  const auto e = exec();
+  constexpr size_type k = 4100, width = 1024, cols = 1100;
+  std::vector<offset_type> arp = {0, offset_type(k)}, brp(k + 1);
+  std::vector<index_type> aci(k), bci;
+  std::vector<double> ava(k), bva;
+  for (size_type j = 0; j < k; ++j) {
+    aci[j] = index_type(j);
+    ava[j] = 1.0 + double(j % 13) / 8;
+    for (size_type t = 0; t < width; ++t) {
+      bci.push_back(index_type((7 * j + t) % cols));
+      bva.push_back(double((j + 3 * t) % 17) - 8);
+    }
+    brp[j + 1] = offset_type(bci.size());
+  }
+  const CsrMatrix<double> A(1, k, Array<offset_type>(e, arp), Array<index_type>(e, aci),
+                            Array<double>(e, ava));
+  const CsrMatrix<double> B(k, cols, Array<offset_type>(e, brp), Array<index_type>(e, bci),
+                            Array<double>(e, bva));
+  SparseProduct product(A, B);
+  EXPECT_EQ(product.products(), k * width);
+  test::expect_matches_reference(product.result(), test::reference_product(A, B), "long row");
+  const auto fresh = product.result().clone();
+  product.recompute(A, B);
+  test::expect_identical(product.result(), fresh, "recompute of the long row");
+}
+
 TEST_P(Spgemm, SinglePrecision) {
   const auto e = exec();
   const auto Ad = gallery::poisson3d(e, 5, 5, 5);

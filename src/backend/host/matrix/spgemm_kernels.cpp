@@ -166,15 +166,21 @@ void accumulate_row(const Pattern& A, const T* a_values, const Pattern& B, const
 /// sorted row gives each slot its place, while the products are in cache.
 template <class T>
 size_type fill_row(FillScratch<T>& scratch, const Pattern& A, const T* a_values, const Pattern& B,
-                   const T* b_values, size_type i, size_type bound, RowBlock<T>& out) {
+                   const T* b_values, size_type i, size_type products, RowBlock<T>& out) {
+  // Past this many products a row's slots are looked up again rather than
+  // noted, so that a pathological row (a dense row of A meeting long rows of
+  // B) needs memory for its columns only, as the device's batches do.
+  constexpr size_type note_up_to = size_type{1} << 22;
+  const bool note = products <= note_up_to;
   ColumnSet& set = scratch.set;
   std::vector<std::uint32_t>& slot = scratch.product_slot;
-  set.start(bound);
+  set.start(std::min<size_type>(products, B.cols));
   slot.clear();
   for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
     const index_type k = A.col_idx[e];
     for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
-      slot.push_back(set.insert(B.col_idx[q]));
+      const std::uint32_t s = set.insert(B.col_idx[q]);
+      if (note) slot.push_back(s);
     }
   }
   const size_type n = set.size();
@@ -185,10 +191,16 @@ size_type fill_row(FillScratch<T>& scratch, const Pattern& A, const T* a_values,
   set.copy_to(cols);
   std::sort(cols, cols + n);
   set.set_places(cols, n);
-  std::size_t product = 0;  // the products come in the order their slots were noted
-  accumulate_row(
-      A, a_values, B, b_values, i, [&](offset_type) { return set.place(slot[product++]); },
-      out.values.data() + c0);
+  T* acc = out.values.data() + c0;
+  if (note) {
+    std::size_t product = 0;  // the products come in the order their slots were noted
+    accumulate_row(
+        A, a_values, B, b_values, i, [&](offset_type) { return set.place(slot[product++]); }, acc);
+  } else {
+    accumulate_row(
+        A, a_values, B, b_values, i,
+        [&](offset_type q) { return set.place(set.slot_of(B.col_idx[q])); }, acc);
+  }
   set.clear();
   return n;
 }
@@ -247,8 +259,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
     const size_type first = b * rows_per_task;
     const size_type last = std::min(rows, first + rows_per_task);
     for (size_type i = first; i < last; ++i) {
-      rp[i] =
-          fill_row(scratch, A, a_values, B, b_values, i, std::min<size_type>(w[i], B.cols), out);
+      rp[i] = fill_row(scratch, A, a_values, B, b_values, i, w[i], out);
     }
     // Exactly the block's size: the blocks together hold C once until the move.
     block[b].cols.assign(out.cols.begin(), out.cols.end());
