@@ -144,8 +144,6 @@ void for_each_with_scratch(const HostExec& exec, size_type n, size_type chunk, F
 #endif
 }
 
-struct NoScratch {};
-
 /// acc[place(j)] += a_ik b_kj for the products of row i in A's order (for
 /// each a_ik, B's row k in its stored order): the order of the device.
 template <class T, class Place>
@@ -272,7 +270,7 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   Array<T> values(exec, nnz);
   index_type* ci = col_idx.data();
   T* cv = values.data();
-  for_each_with_scratch<NoScratch>(exec, blocks, 1, [&](NoScratch&, size_type b) {
+  host_detail::for_each_task(exec, blocks, [&](size_type b) {
     RowBlock<T>& from = block[b];
     const offset_type c0 = rp[b * rows_per_task];
     std::copy(from.cols.begin(), from.cols.end(), ci + c0);

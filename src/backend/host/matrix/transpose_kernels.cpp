@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -58,10 +57,21 @@ CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols,
                         std::move(t_values));
   };
 
-  if (host_detail::thread_count(exec) == 1 || nnz <= host_detail::parallel_threshold) {
-    for (size_type k = 0; k < nnz; ++k) ++t_ptr[col_idx[k] + 1];
-    std::partial_sum(t_ptr, t_ptr + cols + 1, t_ptr);
-    std::vector<offset_type> next(t_ptr, t_ptr + cols);
+  // 1. Entries per column, then the offsets (t_ptr[cols] starts at 0).
+  const bool threaded =
+      host_detail::thread_count(exec) > 1 && nnz > host_detail::parallel_threshold;
+  if (threaded) {
+    parallel_for(exec, nnz, [&](size_type k) {
+      std::atomic_ref<offset_type>(t_ptr[col_idx[k]]).fetch_add(1, std::memory_order_relaxed);
+    });
+  } else {
+    for (size_type k = 0; k < nnz; ++k) ++t_ptr[col_idx[k]];
+  }
+  exclusive_scan(exec, t_ptr, t_ptr, cols + 1);
+  // 2. Each entry placed in its column: in row order on one thread (done),
+  //    in any order with atomics on several, with its position in A.
+  std::vector<offset_type> next(t_ptr, t_ptr + cols);
+  if (!threaded) {
     for (size_type i = 0; i < rows; ++i) {
       for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
         const offset_type p = next[col_idx[k]]++;
@@ -71,18 +81,8 @@ CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols,
     }
     return result();
   }
-
-  // 1. Entries per column, then the offsets.
-  parallel_for(exec, nnz, [&](size_type k) {
-    std::atomic_ref<offset_type>(t_ptr[col_idx[k]]).fetch_add(1, std::memory_order_relaxed);
-  });
-  exclusive_scan(exec, t_ptr, t_ptr, cols + 1);  // t_ptr[cols] was 0
-  // 2. Each entry's position in A and row placed in its column, in any order.
-  Array<offset_type> next_array(exec, cols);
   Array<offset_type> source_array(exec, nnz);
-  offset_type* next = next_array.data();
   offset_type* source = source_array.data();
-  parallel_for(exec, cols, [&](size_type c) { next[c] = t_ptr[c]; });
   parallel_for(exec, rows, [&](size_type i) {
     for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
       const offset_type p =
