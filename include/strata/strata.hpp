@@ -23,5 +23,7 @@
 #include "strata/matrix/vector.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/krylov.hpp"
+#include "strata/solver/level_operator.hpp"
 #include "strata/solver/operator.hpp"
+#include "strata/solver/reduction.hpp"
 #include "strata/solver/spectral.hpp"

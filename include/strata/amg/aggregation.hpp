@@ -24,11 +24,12 @@
 /// the hierarchy and the smoothers: see amg::HierarchyParams::kcycle_levels
 /// and JacobiParams::estimate_omega. A typical set-up, as in the paper:
 ///
-///     auto H = amg::Hierarchy<double>(A,
+///     auto A = share(gallery::poisson3d(exec, 64, 64, 64));
+///     amg::Hierarchy<double> H(A,
 ///         amg::make_aggregation_coarsening<double>({.dimension = 3}),
 ///         {.cycle = amg::CycleType::K,
 ///          .smoother = JacobiParams{.estimate_omega = true}});
-///     solve(KrylovMethod{Fcg{}}, MatrixOperator<double>(A), b, x, &H);
+///     solve(KrylovMethod{Fcg{}}, CsrOperator<double>(A), b, x, &H);
 ///
 /// Reproducibility: MIS(2) draws its random values from a counter-based hash
 /// of (seed, level, point index), and every step compares or sums in a fixed
@@ -125,7 +126,9 @@ Aggregates aggregate(const StrengthGraph<T>& S, std::uint64_t seed, int level = 
 /// Result of stage 3.
 template <class T>
 struct PiecewiseConstantInterpolation {
-  Transfer<T> transfer;
+  /// Interpolation (fine rows x coarse columns) and R = P^T.
+  CsrMatrix<T> P;
+  CsrMatrix<T> R;
   /// The coarse near-null space, column-major (P.cols() x columns).
   Array<T> coarse_near_null_space;
   int columns = 1;
@@ -163,17 +166,23 @@ template <class T>
 class SortReduceCoarseProduct final : public CoarseProduct<T> {
  public:
   SortReduceCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
-  const CsrMatrix<T>& result() const override { return Ac_; }
+  std::shared_ptr<const LevelOperator<T>> result() const override { return op_; }
+  /// A_c as a CSR matrix.
+  const CsrMatrix<T>& matrix() const noexcept { return *Ac_; }
   /// New values of A and P on the patterns of construction (shapes and
   /// nonzero counts are checked: invalid_argument). Equals a fresh product
   /// bit for bit.
-  void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) override;
+  void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+  /// The same for CSR level operators (invalid_argument for other kinds).
+  void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                 const LevelOperator<T>& P) override;
   /// Length of the sorted sequence: products p_iI s_(i,J) of an entry of
   /// P's row i and a row-combined slot (at most nnz(A) k^2).
   size_type contributions() const noexcept { return sorted_products_; }
 
  private:
-  CsrMatrix<T> Ac_;
+  std::shared_ptr<CsrMatrix<T>> Ac_;  // values recomputed in place
+  std::shared_ptr<const CsrOperator<T>> op_;
   // Step 1, per row of A: its pairs (nonzero, entry of P) and which of the
   // row's slots each adds into; the slot values (scratch of recompute).
   Array<offset_type> pair_ptr_, slot_ptr_;

@@ -7,8 +7,23 @@
 /// (R = P^T stored explicitly); the Galerkin product R A P gives the next
 /// level. Setup stops at `max_levels`, at the level nearest `coarse_size`
 /// rows (see HierarchyParams::coarse_size), or when the coarsening cannot
-/// reduce the size further. The coarsest level is solved directly (a dense inverse, on the
-/// device for a device hierarchy). Everything lives on A's executor.
+/// reduce the size further. The coarsest level is solved directly (a dense
+/// inverse, on the device for a device hierarchy). Everything lives on A's
+/// executor.
+///
+/// The layers, top to bottom:
+///
+///     Krylov methods (solve)  ---- Reduction: every global dot and norm
+///            |                         ^
+///     Hierarchy: setup stages, V/W/F/K cycles, coarse solve, resetup
+///            |                sees levels only through
+///     LevelOperator<T>  <----- Smoother<T>, spectral estimates
+///       CsrOperator | BsrOperator | (a kind of your own)
+///            |
+///     Coarsening<T>: coarsen (P, R) / refresh / galerkin (CoarseProduct)
+///       classical (CSR) | aggregation (CSR) | (your own)
+///            |
+///     matrices and kernels (CSR, BSR, SpGEMM, transpose), host or CUDA
 
 #include <chrono>
 #include <map>
@@ -17,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "strata/matrix/galerkin.hpp"
 #include "strata/smoother/smoother.hpp"
+#include "strata/solver/level_operator.hpp"
 #include "strata/solver/krylov.hpp"
 
 namespace strata::amg {
@@ -27,24 +42,14 @@ namespace strata::amg {
 /// "interpolation", "galerkin", ...), summed over levels.
 using StageTimes = std::map<std::string, double>;
 
-/// What a coarsening produces for one level.
+/// What a coarsening produces for one level: interpolation P (fine rows x
+/// coarse columns) and restriction R (R = P^T stored explicitly), as level
+/// operators of any kind (CSR, BSR, ...). The hierarchy shares them with
+/// the coarsening, which may keep its own handle to refresh their values.
 template <class T>
 struct Transfer {
-  /// Interpolation, fine rows x coarse columns.
-  CsrMatrix<T> P;
-  /// Restriction P^T.
-  CsrMatrix<T> R;
-};
-
-/// The coarse operator A_c = R A P of one level, kept so that a value-only
-/// resetup can recompute it on the stored pattern.
-template <class T>
-class CoarseProduct {
- public:
-  virtual ~CoarseProduct() = default;
-  virtual const CsrMatrix<T>& result() const = 0;
-  /// New values of R, A and P with the patterns of construction.
-  virtual void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) = 0;
+  std::shared_ptr<const LevelOperator<T>> P;
+  std::shared_ptr<const LevelOperator<T>> R;
 };
 
 /// A coarse operator kept without what recomputing it would need (the
@@ -53,59 +58,51 @@ class CoarseProduct {
 template <class T>
 class FixedCoarseProduct final : public CoarseProduct<T> {
  public:
-  explicit FixedCoarseProduct(CsrMatrix<T> Ac) : Ac_(std::move(Ac)) {}
-  const CsrMatrix<T>& result() const override { return Ac_; }
-  void recompute(const CsrMatrix<T>&, const CsrMatrix<T>&, const CsrMatrix<T>&) override {
+  explicit FixedCoarseProduct(std::shared_ptr<const LevelOperator<T>> Ac) : Ac_(std::move(Ac)) {}
+  std::shared_ptr<const LevelOperator<T>> result() const override { return Ac_; }
+  void recompute(const LevelOperator<T>&, const LevelOperator<T>&,
+                 const LevelOperator<T>&) override {
     throw invalid_argument(
         "amg: this coarse operator was kept without its product plan "
         "(HierarchyParams::keep_resetup_data = false); it cannot be recomputed");
   }
 
  private:
-  CsrMatrix<T> Ac_;
+  std::shared_ptr<const LevelOperator<T>> Ac_;
 };
 
-/// The general path: two row-wise sparse products, R (A P).
-template <class T>
-class SpgemmCoarseProduct final : public CoarseProduct<T> {
- public:
-  SpgemmCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P)
-      : product_(R, A, P) {}
-  const CsrMatrix<T>& result() const override { return product_.result(); }
-  void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) override {
-    product_.recompute(R, A, P);
-  }
-
- private:
-  GalerkinProduct<CsrMatrix<T>> product_;
-};
-
-/// The coarsening contract (narrow, as in amgcl): build P and R for A, and
-/// refresh P's values when only A's values changed (the resetup of a
-/// Newton step: no new strength, splitting or aggregates).
+/// The coarsening contract (narrow, as in amgcl): build P and R for a level,
+/// and refresh P's values when only A's values changed (the resetup of a
+/// Newton step: no new strength, splitting or aggregates). A coarsening
+/// sees levels through the level-operator contract; one that needs a
+/// particular kind (classical and aggregation need CSR: csr_matrix()) says
+/// so by name when handed another. It may hand the next level a different
+/// kind than its own: the Galerkin product of its R and P decides.
 template <class T>
 class Coarsening {
  public:
   virtual ~Coarsening() = default;
-  /// P and R for the level `level` matrix A, or nothing when A cannot be
+  /// P and R for the level `level` operator A, or nothing when A cannot be
   /// coarsened further (every point would stay). Adds its stage times to
   /// `times`. The coarsening may keep per-level state for refresh().
-  virtual std::optional<Transfer<T>> coarsen(const CsrMatrix<T>& A, int level,
+  virtual std::optional<Transfer<T>> coarsen(const LevelOperator<T>& A, int level,
                                              StageTimes& times) = 0;
-  /// New values of P (and R) for new values of A with the same pattern. The
-  /// default keeps P: right for coarsenings whose P does not depend on A's
-  /// values (piecewise-constant aggregation).
-  virtual void refresh(const CsrMatrix<T>& A, int level, Transfer<T>& transfer,
+  /// New values of P (and R) for new values of A with the same pattern,
+  /// written into the operators of `transfer` (which the coarsening made)
+  /// or by replacing them. The default keeps P: right for coarsenings whose
+  /// P does not depend on A's values (piecewise-constant aggregation).
+  virtual void refresh(const LevelOperator<T>& A, int level, Transfer<T>& transfer,
                        StageTimes& times) {
     (void)A, (void)level, (void)transfer, (void)times;
   }
   /// The Galerkin product for this coarsening's P. The default is the
-  /// general SpGEMM path; a coarsening with a special P may do better (the
-  /// aggregation paper's sort and segmented reduction for piecewise-constant
-  /// P).
-  virtual std::unique_ptr<CoarseProduct<T>> galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                                     const CsrMatrix<T>& P) {
-    return std::make_unique<SpgemmCoarseProduct<T>>(R, A, P);
+  /// level's own (A.galerkin(R, P)); a coarsening with a special P may do
+  /// better (the aggregation paper's sort and segmented reduction for
+  /// piecewise-constant P).
+  virtual std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
+                                                     const LevelOperator<T>& A,
+                                                     const LevelOperator<T>& P) {
+    return A.galerkin(R, P);
   }
   /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
   /// false); refresh() may then throw. The default keeps nothing extra.
@@ -207,13 +204,22 @@ struct HierarchySummary {
 };
 
 /// An AMG hierarchy, usable as a preconditioner (one cycle from a zero
-/// initial guess per apply) or as a stand-alone solver (solve()).
-/// Holds a reference to the finest matrix, which must outlive it.
+/// initial guess per apply) or as a stand-alone solver (solve()). It shares
+/// ownership of the finest operator and owns everything else; every global
+/// sum of its cycles (K-cycle), solve() and smoothers' spectral estimates
+/// goes through its Reduction.
 template <class T>
 class Hierarchy final : public LinearOperator<T> {
  public:
-  Hierarchy(const CsrMatrix<T>& A, std::unique_ptr<Coarsening<T>> coarsening,
-            const HierarchyParams& params = {});
+  /// Builds the hierarchy of A (any level kind) with `coarsening`.
+  /// `reduction` (default: one process) combines global sums.
+  Hierarchy(std::shared_ptr<const LevelOperator<T>> A, std::unique_ptr<Coarsening<T>> coarsening,
+            const HierarchyParams& params = {},
+            std::shared_ptr<const Reduction<T>> reduction = nullptr);
+  /// The same for a CSR matrix (shared, not copied).
+  Hierarchy(std::shared_ptr<const CsrMatrix<T>> A, std::unique_ptr<Coarsening<T>> coarsening,
+            const HierarchyParams& params = {},
+            std::shared_ptr<const Reduction<T>> reduction = nullptr);
   ~Hierarchy() override;
   Hierarchy(const Hierarchy&) = delete;
   Hierarchy& operator=(const Hierarchy&) = delete;
@@ -228,24 +234,38 @@ class Hierarchy final : public LinearOperator<T> {
   /// is not a fixed linear map, so it needs a flexible method (FCG, FGMRES).
   bool is_fixed() const override;
 
-  /// Cycles x <- x + cycle(b - A x) until the Krylov-style stopping test of
-  /// `params` holds (stand-alone AMG).
+  /// Cycles x <- x + cycle(b - A x) until the Krylov stopping test of
+  /// `params` holds (stand-alone AMG; strata::solve_stationary).
   SolveInfo solve(const Vector<T>& b, Vector<T>& x, const KrylovParams& params) const;
 
-  /// New values of A with the same pattern (the matrix given at setup, or
-  /// another with an identical pattern, which then replaces it): refreshes
-  /// P, R, the Galerkin products, the smoothers and the coarse inverse
-  /// without redoing the coarsening. Throws invalid_argument when the
-  /// pattern differs, or when the hierarchy was built with
+  /// New values of the finest operator with the same pattern: refreshes P,
+  /// R, the Galerkin products, the smoothers and the coarse inverse without
+  /// redoing the coarsening. This form takes the operator the hierarchy
+  /// holds, whose values the caller changed in place (through its own
+  /// handle to the matrix).
+  void resetup();
+  /// The same with another operator of the same kind and pattern, which
+  /// then replaces the one held. Throws invalid_argument when the shape or
+  /// the number of entries differs, or when the hierarchy was built with
   /// keep_resetup_data = false.
-  void resetup(const CsrMatrix<T>& A);
+  void resetup(std::shared_ptr<const LevelOperator<T>> A);
+  void resetup(std::shared_ptr<const CsrMatrix<T>> A);
 
   int num_levels() const noexcept;
-  /// The matrix of level l (0 = finest).
+  /// The operator of level l (0 = finest).
+  const LevelOperator<T>& level_operator(int l) const;
+  /// The same, shared.
+  std::shared_ptr<const LevelOperator<T>> shared_level_operator(int l) const;
+  /// The CSR matrix of level l (invalid_argument when that level is
+  /// another kind).
   const CsrMatrix<T>& level_matrix(int l) const;
+  /// P of level l (to level l + 1).
+  const LevelOperator<T>& level_interpolation_operator(int l) const;
+  /// P of level l as CSR (invalid_argument when it is another kind).
   const CsrMatrix<T>& level_interpolation(int l) const;
   HierarchySummary summary() const;
   const HierarchyParams& params() const noexcept;
+  const Reduction<T>& reduction() const noexcept;
 
  private:
   struct Impl;

@@ -6,14 +6,15 @@
 /// A smoother is a LinearOperator (apply(b, x) is one application from a
 /// zero initial guess, x = M^-1 b, which is how a preconditioner is used)
 /// with, in addition, smooth(b, x, sweeps): relaxation of an existing x,
-/// which is how AMG uses it. Each holds a reference to A, which must outlive
-/// it, and lives on A's executor.
+/// which is how AMG uses it. Each is built on the level-operator contract
+/// (any level kind: CSR, BSR, ...), shares ownership of its operator and
+/// lives on its executor.
 
 #include <memory>
 #include <string>
 #include <variant>
 
-#include "strata/solver/operator.hpp"
+#include "strata/solver/level_operator.hpp"
 
 namespace strata {
 
@@ -90,10 +91,23 @@ using SmootherParams = std::variant<JacobiParams, L1JacobiParams, ChebyshevParam
 /// "jacobi", "l1jacobi", "chebyshev".
 std::string smoother_name(const SmootherParams& params);
 
-/// Builds the smoother for A (on A's executor). Throws invalid_argument
-/// naming the first row whose diagonal entry is zero, missing or not
-/// finite, or a parameter out of range.
+/// Builds the smoother for A (on A's executor), sharing ownership of A. The
+/// spectral estimates of Chebyshev and of Jacobi with estimate_omega take
+/// their global sums through `reduction`. Throws invalid_argument naming
+/// the first row whose diagonal entry is zero, missing or not finite, or a
+/// parameter out of range.
 template <class T>
-std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const SmootherParams& params);
+std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T>> A,
+                                           const SmootherParams& params,
+                                           const Reduction<T>& reduction = Reduction<T>{});
+
+/// The same for a CSR matrix (shared, not copied).
+template <class T>
+std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const CsrMatrix<T>> A,
+                                           const SmootherParams& params,
+                                           const Reduction<T>& reduction = Reduction<T>{}) {
+  return make_smoother<T>(std::make_shared<const CsrOperator<T>>(std::move(A)), params,
+                          reduction);
+}
 
 }  // namespace strata

@@ -115,10 +115,20 @@ std::string method_name(const KrylovMethod& method);
 
 /// Solves A x = b with `method`, preconditioned by M (nullptr: none). x holds
 /// the initial guess on entry and the result on exit. All operands live on
-/// A's executor. `inner` combines partial sums across processes.
+/// A's executor. Every dot product and norm goes through `reduction`
+/// (across processes with MPI). Nothing is kept after the call.
 template <class T>
 SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Vector<T>& b,
                 Vector<T>& x, const LinearOperator<T>* M = nullptr,
-                const InnerProduct<T>& inner = InnerProduct<T>{});
+                const Reduction<T>& reduction = Reduction<T>{});
+
+/// The stationary (Richardson) iteration x <- x + M (b - A x) with the
+/// stopping test, history, monitor and statuses of the Krylov methods
+/// (stand-alone AMG: amg::Hierarchy::solve). M may change between
+/// applications (a K-cycle): each step uses the new correction as it is.
+template <class T>
+SolveInfo solve_stationary(const KrylovParams& params, const LinearOperator<T>& A,
+                           const Vector<T>& b, Vector<T>& x, const LinearOperator<T>& M,
+                           const Reduction<T>& reduction = Reduction<T>{});
 
 }  // namespace strata

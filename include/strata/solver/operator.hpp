@@ -2,15 +2,17 @@
 /// \file
 /// The one contract for everything that maps a vector to a vector: system
 /// matrices, preconditioners, smoothers, AMG hierarchies and user callbacks.
-/// A Krylov method sees only LinearOperators and an InnerProduct.
+/// A Krylov method sees only LinearOperators and a Reduction (reduction.hpp).
+/// Assembled matrices are operators through the level-operator contract
+/// (level_operator.hpp: CsrOperator, BsrOperator).
 
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
 
-#include "strata/matrix/csr.hpp"
 #include "strata/matrix/vector.hpp"
+#include "strata/solver/reduction.hpp"
 
 namespace strata {
 
@@ -41,23 +43,6 @@ class LinearOperator {
   /// nullptr. Krylov methods use it to fuse the preconditioner into their
   /// vector updates (one pass instead of three in Jacobi-preconditioned CG).
   virtual const Vector<T>* diagonal_scaling() const { return nullptr; }
-};
-
-/// A CSR matrix as an operator. Holds a reference: the matrix must outlive it.
-template <class T>
-class MatrixOperator final : public LinearOperator<T> {
- public:
-  explicit MatrixOperator(const CsrMatrix<T>& A) : A_(A) {}
-  size_type rows() const override { return A_.rows(); }
-  size_type cols() const override { return A_.cols(); }
-  const Executor& executor() const override { return A_.executor(); }
-  void apply(const Vector<T>& x, Vector<T>& y) const override { spmv(A_, x, y); }
-  T apply_dot(const Vector<T>& x, Vector<T>& y) const override { return spmv_dot(A_, x, y); }
-  std::string describe() const override;
-  const CsrMatrix<T>& matrix() const noexcept { return A_; }
-
- private:
-  const CsrMatrix<T>& A_;
 };
 
 /// y = x.
@@ -99,18 +84,6 @@ class CallbackOperator final : public LinearOperator<T> {
   Function f_;
   std::string name_;
   bool fixed_;
-};
-
-/// How Krylov methods combine local partial sums. Serially there is nothing
-/// to combine; with MPI an implementation all-reduces them. Keeping this the
-/// only place where reductions cross processes is what lets the Krylov code
-/// stay the same for distributed vectors (AMGCL's InnerProduct idea).
-template <class T>
-class InnerProduct {
- public:
-  virtual ~InnerProduct() = default;
-  /// Replaces each local partial sum by the global one (in place).
-  virtual void combine(std::span<T> partial_sums) const { (void)partial_sums; }
 };
 
 }  // namespace strata

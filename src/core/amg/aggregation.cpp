@@ -207,8 +207,8 @@ PiecewiseConstantInterpolation<T> piecewise_constant_interpolation(const Aggrega
     coarse_B = std::move(kept_B);
     R = transpose(P);
   }
-  result.transfer.P = std::move(P);
-  result.transfer.R = std::move(R);
+  result.P = std::move(P);
+  result.R = std::move(R);
   result.coarse_near_null_space = std::move(coarse_B);
   return result;
 }
@@ -252,8 +252,9 @@ SortReduceCoarseProduct<T>::SortReduceCoarseProduct(const CsrMatrix<T>& R, const
   entry_ = std::move(plan.entry);
   right_ = std::move(plan.right);
   segment_start_ = std::move(plan.segment_start);
-  Ac_ = CsrMatrix<T>(coarse, coarse, std::move(plan.row_ptr), std::move(plan.col_idx),
-                     std::move(values));
+  Ac_ = std::make_shared<CsrMatrix<T>>(coarse, coarse, std::move(plan.row_ptr),
+                                       std::move(plan.col_idx), std::move(values));
+  op_ = std::make_shared<const CsrOperator<T>>(Ac_);
   a_rows_ = A.rows();
   a_nnz_ = A.nnz();
   p_rows_ = P.rows();
@@ -263,9 +264,16 @@ SortReduceCoarseProduct<T>::SortReduceCoarseProduct(const CsrMatrix<T>& R, const
 }
 
 template <class T>
+void SortReduceCoarseProduct<T>::recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                                           const LevelOperator<T>& P) {
+  const char* who = "SortReduceCoarseProduct::recompute";
+  recompute(csr_matrix(R, who), csr_matrix(A, who), csr_matrix(P, who));
+}
+
+template <class T>
 void SortReduceCoarseProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
                                            const CsrMatrix<T>& P) {
-  const Executor& exec = Ac_.executor();
+  const Executor& exec = Ac_->executor();
   check_location(exec, A.executor(), "A", "the coarse product");
   check_location(exec, P.executor(), "P", "the coarse product");
   check_location(exec, R.executor(), "R", "the coarse product");
@@ -291,9 +299,9 @@ void SortReduceCoarseProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatri
     plan.entry = entry_.data();
     plan.right = right_.data();
     plan.segment_start = segment_start_.data();
-    agg::galerkin_values(e, A.rows(), Ac_.nnz(), A.row_ptr().data(), A.col_idx().data(),
+    agg::galerkin_values(e, A.rows(), Ac_->nnz(), A.row_ptr().data(), A.col_idx().data(),
                          P.row_ptr().data(), plan, A.values().data(), P.values().data(),
-                         slot_values_.data(), Ac_.values().data());
+                         slot_values_.data(), Ac_->values().data());
   });
 }
 
@@ -310,7 +318,9 @@ class AggregationCoarsening final : public Coarsening<T> {
         user_B_(std::move(near_null_space)),
         columns_(user_B_.empty() ? 1 : static_cast<int>(user_B_.size())) {}
 
-  std::optional<Transfer<T>> coarsen(const CsrMatrix<T>& A, int level, StageTimes& times) override {
+  std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
+                                     StageTimes& times) override {
+    const CsrMatrix<T>& A = csr_matrix(level_A, "aggregation coarsening");
     const Executor& exec = A.executor();
     if (level == 0) {
       near_null_.clear();
@@ -336,16 +346,19 @@ class AggregationCoarsening final : public Coarsening<T> {
       StageTimer clock(exec, times, "interpolation");
       interpolation = piecewise_constant_interpolation(aggregates, near_null_[level], columns_);
     }
-    const size_type coarse = interpolation.transfer.P.cols();
+    const size_type coarse = interpolation.P.cols();
     if (coarse == 0 || coarse >= A.rows()) return std::nullopt;
     near_null_.push_back(std::move(interpolation.coarse_near_null_space));
-    return std::move(interpolation.transfer);
+    return Transfer<T>{std::make_shared<const CsrOperator<T>>(std::move(interpolation.P)),
+                       std::make_shared<const CsrOperator<T>>(std::move(interpolation.R))};
   }
 
-  std::unique_ptr<CoarseProduct<T>> galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                             const CsrMatrix<T>& P) override {
-    if (params_.galerkin_by_spgemm) return std::make_unique<SpgemmCoarseProduct<T>>(R, A, P);
-    return std::make_unique<SortReduceCoarseProduct<T>>(R, A, P);
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                                             const LevelOperator<T>& P) override {
+    if (params_.galerkin_by_spgemm) return make_coarse_product(R, A, P);
+    const char* who = "aggregation coarsening (Galerkin by sort/reduce)";
+    return std::make_unique<SortReduceCoarseProduct<T>>(csr_matrix(R, who), csr_matrix(A, who),
+                                                        csr_matrix(P, who));
   }
 
   std::string name() const override {

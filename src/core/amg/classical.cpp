@@ -255,6 +255,8 @@ struct LevelState {
   bool final_truncated = false;
   Array<offset_type> final_source;
   Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
+  // P and R, shared with the hierarchy's Transfer: refresh writes their values.
+  std::shared_ptr<CsrMatrix<T>> P, R;
   bool released = false;        // release_refresh_data() ran: refresh is impossible
 };
 
@@ -263,7 +265,9 @@ class ClassicalCoarsening final : public Coarsening<T> {
  public:
   explicit ClassicalCoarsening(const ClassicalParams& params) : p_(params) { validate(params); }
 
-  std::optional<Transfer<T>> coarsen(const CsrMatrix<T>& A, int level, StageTimes& times) override {
+  std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
+                                     StageTimes& times) override {
+    const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     require(level >= 0, "classical coarsening: level must be >= 0, got " + std::to_string(level));
     if (levels_.size() <= static_cast<std::size_t>(level)) levels_.resize(level + 1);
     LevelState<T>& L = levels_[level];
@@ -285,27 +289,29 @@ class ClassicalCoarsening final : public Coarsening<T> {
     }
     if (nc == 0 || nc == n) return std::nullopt;
 
-    Transfer<T> transfer;
     L.aggressive = level < p_.aggressive_levels;
     if (L.aggressive) {
-      transfer.P = aggressive(A, level, L, cmap, nc, times);
+      L.P = std::make_shared<CsrMatrix<T>>(aggressive(A, level, L, cmap, nc, times));
     } else {
       // 3. interpolation
       StageTimer t(exec, times, "interpolation");
       one_stage_roles(L.first, L.cf, std::move(cmap), nc, p_.interpolation);
-      transfer.P =
-          build(L.first, A, L.strong, p_.max_elements_per_row, p_.truncation_factor, parts(times));
+      L.P = std::make_shared<CsrMatrix<T>>(
+          build(L.first, A, L.strong, p_.max_elements_per_row, p_.truncation_factor, parts(times)));
     }
     {
       StageTimer t(exec, times, "interpolation");
       PartTimer part(p_.profile_stages, exec, times, "interpolation: transpose");
-      transfer.R = transpose(transfer.P);
+      L.R = std::make_shared<CsrMatrix<T>>(transpose(*L.P));
     }
-    return transfer;
+    return Transfer<T>{std::make_shared<const CsrOperator<T>>(L.P),
+                       std::make_shared<const CsrOperator<T>>(L.R)};
   }
 
-  void refresh(const CsrMatrix<T>& A, int level, Transfer<T>& transfer,
+  void refresh(const LevelOperator<T>& level_A, int level, Transfer<T>& transfer,
                StageTimes& times) override {
+    (void)transfer;  // its operators share L.P and L.R, written here
+    const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     require(level >= 0 && static_cast<std::size_t>(level) < levels_.size(),
             "classical coarsening: refresh of level " + std::to_string(level) +
                 ", which was not coarsened");
@@ -319,18 +325,18 @@ class ClassicalCoarsening final : public Coarsening<T> {
     std::optional<PartTimer> part;
     part.emplace(p_.profile_stages, A.executor(), times, "interpolation: refresh P");
     if (!L.aggressive) {
-      amg::refresh(L.first, A, L.strong, transfer.P);
+      amg::refresh(L.first, A, L.strong, *L.P);
     } else if (!L.P12) {  // the second pass kept every C point
-      amg::refresh(L.first, A, L.strong, transfer.P);
+      amg::refresh(L.first, A, L.strong, *L.P);
     } else {
       amg::refresh(L.first, A, L.strong, L.P1);
       amg::refresh(L.second, A, L.strong, L.P2);
       L.P12->recompute(L.P1, L.P2);
-      truncated_values(L.P12->result(), L.final_truncated, L.final_source, transfer.P);
+      truncated_values(L.P12->result(), L.final_truncated, L.final_source, *L.P);
     }
     part.reset();
     PartTimer r_part(p_.profile_stages, A.executor(), times, "interpolation: refresh R");
-    refresh_restriction(L, transfer);
+    refresh_restriction(L);
   }
 
   /// Keeps only the splittings (for classical_splitting): the strength
@@ -446,8 +452,8 @@ class ClassicalCoarsening final : public Coarsening<T> {
 
   /// R = P^T for new values of P: R's entries are gathered from P's through
   /// a map made (by one transpose of entry numbers) at the first refresh.
-  static void refresh_restriction(LevelState<T>& L, Transfer<T>& transfer) {
-    const CsrMatrix<T>& P = transfer.P;
+  static void refresh_restriction(LevelState<T>& L) {
+    const CsrMatrix<T>& P = *L.P;
     const Executor& exec = P.executor();
     if (L.r_from_p.size() != P.nnz()) {
       CsrMatrix<T> numbers(P.rows(), P.cols(), P.row_ptr().clone(), P.col_idx().clone(),
@@ -461,7 +467,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
     }
     exec.visit([&](const auto& e) {
       ck::gather_values(e, P.nnz(), P.values().data(), L.r_from_p.data(),
-                        transfer.R.values().data());
+                        L.R->values().data());
     });
   }
 

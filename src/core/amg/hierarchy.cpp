@@ -1,5 +1,7 @@
 // The AMG hierarchy: setup in named stages, the cycles, the coarse solve,
-// value-only resetup and the summary. Written once for host and device.
+// value-only resetup and the summary. Written once for host and device, and
+// once for every kind of level: it sees levels only through the
+// level-operator contract, and every global sum through its Reduction.
 
 #include <algorithm>
 #include <chrono>
@@ -10,25 +12,30 @@
 
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
-#include "kernels/matrix/csr_kernels.hpp"
 #include "strata/amg/amg.hpp"
 
 namespace strata::amg {
 
 const char* to_string(CycleType type) noexcept {
   switch (type) {
-    case CycleType::V: return "V";
-    case CycleType::W: return "W";
-    case CycleType::F: return "F";
-    case CycleType::K: return "K";
+    case CycleType::V:
+      return "V";
+    case CycleType::W:
+      return "W";
+    case CycleType::F:
+      return "F";
+    case CycleType::K:
+      return "K";
   }
   return "?";
 }
 
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept {
   switch (flavour) {
-    case HierarchyParams::KcycleFlavour::cg: return "cg";
-    case HierarchyParams::KcycleFlavour::gmres: return "gmres";
+    case HierarchyParams::KcycleFlavour::cg:
+      return "cg";
+    case HierarchyParams::KcycleFlavour::gmres:
+      return "gmres";
   }
   return "?";
 }
@@ -53,8 +60,8 @@ constexpr int coarse_smoothing_sweeps = 20;
 template <class T>
 struct Hierarchy<T>::Impl {
   struct Level {
-    const CsrMatrix<T>* A = nullptr;
-    std::optional<Transfer<T>> transfer;  // to the next level; absent on the coarsest
+    std::shared_ptr<const LevelOperator<T>> A;
+    std::optional<Transfer<T>> transfer;         // to the next level; absent on the coarsest
     std::unique_ptr<CoarseProduct<T>> galerkin;  // owns the next level's A
     std::unique_ptr<Smoother<T>> smoother;
     mutable Vector<T> b, x, r;  // right-hand side and solution (coarse levels), residual
@@ -66,6 +73,7 @@ struct Hierarchy<T>::Impl {
   };
 
   HierarchyParams params;
+  std::shared_ptr<const Reduction<T>> reduction;
   std::unique_ptr<Coarsening<T>> coarsening;
   std::vector<Level> levels;
   Array<T> coarse_inverse;  // column-major, or empty when the coarsest level is smoothed
@@ -80,7 +88,7 @@ struct Hierarchy<T>::Impl {
 
   void build_smoother(Level& level) {
     StageTimer t(level.A->executor(), stage_times, "smoother");
-    level.smoother = make_smoother(*level.A, params.smoother);
+    level.smoother = make_smoother(level.A, params.smoother, *reduction);
   }
 
   /// Whether level l's coarse-grid correction is computed by inner Krylov
@@ -117,16 +125,14 @@ struct Hierarchy<T>::Impl {
       if (!c.smoother) build_smoother(c);
       return;
     }
-    Array<T> dense(c.A->executor(), n * n);
-    const size_type singular = c.A->executor().visit([&](const auto& e) {
-      kernels::amg::csr_to_dense(e, n, c.A->row_ptr().data(), c.A->col_idx().data(),
-                                 c.A->values().data(), dense.data());
-      return kernels::amg::dense_invert(e, n, dense.data(), T(1e-13));
-    });
+    Array<T> dense = c.A->to_dense();
+    const size_type singular = c.A->executor().visit(
+        [&](const auto& e) { return kernels::amg::dense_invert(e, n, dense.data(), T(1e-13)); });
     if (singular >= 0) {
       coarse_solver = std::to_string(coarse_smoothing_sweeps) +
                       " smoothing sweeps (the coarse matrix is singular to working precision "
-                      "at elimination step " + std::to_string(singular) + ")";
+                      "at elimination step " +
+                      std::to_string(singular) + ")";
       if (!c.smoother) build_smoother(c);
       return;
     }
@@ -153,21 +159,40 @@ struct Hierarchy<T>::Impl {
            double(rows) * double(coarse_rows) < target * target;
   }
 
-  void setup(const CsrMatrix<T>& A) {
+  /// What the cycle needs of a coarsening's transfer: P (fine rows x coarse
+  /// columns) and R (coarse rows x fine columns) on the level's executor.
+  static void check_transfer(const Transfer<T>& t, const LevelOperator<T>& A, int l) {
+    const std::string where =
+        "amg::Hierarchy: the coarsening's transfer of level " + std::to_string(l);
+    require(t.P != nullptr && t.R != nullptr, where + " lacks P or R");
+    check_location(A.executor(), t.P->executor(), "P", "the level's operator");
+    check_location(A.executor(), t.R->executor(), "R", "the level's operator");
+    if (t.P->rows() != A.cols() || t.R->cols() != A.rows() || t.R->rows() != t.P->cols()) {
+      throw dimension_mismatch(where + ": A is " + std::to_string(A.rows()) + " x " +
+                               std::to_string(A.cols()) + ", P " + std::to_string(t.P->rows()) +
+                               " x " + std::to_string(t.P->cols()) + ", R " +
+                               std::to_string(t.R->rows()) + " x " + std::to_string(t.R->cols()) +
+                               "; expected P with A's columns as rows and R shaped as P^T");
+    }
+  }
+
+  void setup(std::shared_ptr<const LevelOperator<T>> A0) {
+    const LevelOperator<T>& A = *A0;
     const auto start = Clock::now();
     const std::size_t bytes_before = A.executor().memory_stats().in_use;
     levels.clear();
     levels.reserve(static_cast<std::size_t>(params.max_levels));
     levels.emplace_back();
-    levels[0].A = &A;
+    levels[0].A = std::move(A0);
     for (int l = 0; l + 1 < params.max_levels; ++l) {
       const auto level_start = Clock::now();
       Level& fine = levels[l];
       if (fine.A->rows() <= params.coarse_size) break;
       auto transfer = coarsening->coarsen(*fine.A, l, stage_times);
+      if (transfer) check_transfer(*transfer, *fine.A, l);
       // A coarsening that is not kept still cost this (now coarsest) level's time.
-      if (!transfer || transfer->P.cols() == 0 || transfer->P.cols() >= fine.A->rows() ||
-          (l > 0 && nearer_coarsest(fine.A->rows(), transfer->P.cols()))) {
+      if (!transfer || transfer->P->cols() == 0 || transfer->P->cols() >= fine.A->rows() ||
+          (l > 0 && nearer_coarsest(fine.A->rows(), transfer->P->cols()))) {
         fine.A->executor().synchronize();
         fine.setup_seconds = seconds_since(level_start);
         break;
@@ -175,9 +200,9 @@ struct Hierarchy<T>::Impl {
       std::unique_ptr<CoarseProduct<T>> rap;
       {
         StageTimer t(A.executor(), stage_times, "galerkin");
-        rap = coarsening->galerkin(transfer->R, *fine.A, transfer->P);
+        rap = coarsening->galerkin(*transfer->R, *fine.A, *transfer->P);
         if (!params.keep_resetup_data) {
-          rap = std::make_unique<FixedCoarseProduct<T>>(rap->result().clone());
+          rap = std::make_unique<FixedCoarseProduct<T>>(rap->result()->clone());
         }
       }
       build_smoother(fine);  // synchronises: the level's device work is done
@@ -185,7 +210,7 @@ struct Hierarchy<T>::Impl {
       fine.galerkin = std::move(rap);
       fine.setup_seconds = seconds_since(level_start);
       Level next;
-      next.A = &fine.galerkin->result();
+      next.A = fine.galerkin->result();
       levels.push_back(std::move(next));
     }
     if (!params.keep_resetup_data) coarsening->release_refresh_data();
@@ -238,9 +263,9 @@ struct Hierarchy<T>::Impl {
       x.fill(T{0});
     }
     // r = b - A x; b_c = R r; x_c = 0
-    residual(*level.A, b, x, level.r);
+    level.A->residual(b, x, level.r);
     const Level& coarse = levels[l + 1];
-    spmv(transfer.R, level.r, coarse.b);
+    transfer.R->apply(level.r, coarse.b);
     account(level, start);
     if (type == CycleType::K && krylov_level(l)) {
       krylov_correction(l + 1);
@@ -258,11 +283,11 @@ struct Hierarchy<T>::Impl {
     if (params.post_sweeps > 0) {
       // r (free now) = x + P x_c; the first sweep goes from r back into x
       // in one pass over A.
-      spmv(T{1}, transfer.P, coarse.x, T{1}, x, level.r);
+      transfer.P->apply(T{1}, coarse.x, T{1}, x, level.r);
       level.smoother->sweep_from(b, level.r, x);
       level.smoother->smooth(b, x, params.post_sweeps - 1);
     } else {
-      spmv(T{1}, transfer.P, coarse.x, T{1}, x);  // x += P x_c
+      transfer.P->apply(T{1}, coarse.x, T{1}, x, x);  // x += P x_c
     }
     account(level, start);
   }
@@ -275,18 +300,19 @@ struct Hierarchy<T>::Impl {
   /// threshold. r is overwritten with r~.
   void krylov_correction(int k) const {
     const Level& c = levels[k];
-    const CsrMatrix<T>& A = *c.A;
+    const LevelOperator<T>& A = *c.A;
+    const Reduction<T>& sum = *reduction;
     const bool cg = params.kcycle_flavour == HierarchyParams::KcycleFlavour::cg;
     Vector<T>& r = c.b;
     cycle(k, CycleType::K, r, c.kc, true);  // c = B r
     double rho1, alpha1, rr;
     if (cg) {
-      rho1 = spmv_dot(A, c.kc, c.kv);  // v = A c, c^T A c
-      std::tie(alpha1, rr) = dot2(r, c.kc, r);
+      rho1 = sum.global(A.apply_dot(c.kc, c.kv));  // v = A c, c^T A c
+      std::tie(alpha1, rr) = sum.global(dot2(r, c.kc, r));
     } else {
-      spmv(A, c.kc, c.kv);
-      std::tie(rho1, alpha1) = dot2(c.kv, c.kv, r);
-      rr = dot(r, r);
+      A.apply(c.kc, c.kv);
+      std::tie(rho1, alpha1) = sum.global(dot2(c.kv, c.kv, r));
+      rr = sum.dot(r, r);
     }
     if (!(rho1 > 0) || !std::isfinite(rho1)) {
       // c is useless (B r = 0, or A not positive on it): no correction
@@ -295,7 +321,7 @@ struct Hierarchy<T>::Impl {
       return;
     }
     const double a1 = alpha1 / rho1;
-    const double rt = axpy_norm2_squared(T(-a1), c.kv, r);  // r~ = r - a1 v
+    const double rt = sum.global(axpy_norm2_squared(T(-a1), c.kv, r));  // r~ = r - a1 v
     const double t = params.kcycle_threshold;
     if (rt <= t * t * rr) {
       axpby(T(a1), c.kc, T{0}, c.x);
@@ -304,12 +330,12 @@ struct Hierarchy<T>::Impl {
     cycle(k, CycleType::K, r, c.kd, true);  // d = B r~
     double gamma, beta, alpha2;
     if (cg) {
-      beta = spmv_dot(A, c.kd, c.kw);  // w = A d, d^T A d
-      std::tie(gamma, alpha2) = dot2(c.kd, c.kv, r);
+      beta = sum.global(A.apply_dot(c.kd, c.kw));  // w = A d, d^T A d
+      std::tie(gamma, alpha2) = sum.global(dot2(c.kd, c.kv, r));
     } else {
-      spmv(A, c.kd, c.kw);
-      std::tie(gamma, beta) = dot2(c.kw, c.kv, c.kw);
-      alpha2 = dot(c.kw, r);
+      A.apply(c.kd, c.kw);
+      std::tie(gamma, beta) = sum.global(dot2(c.kw, c.kv, c.kw));
+      alpha2 = sum.dot(c.kw, r);
     }
     const double rho2 = beta - gamma * gamma / rho1;
     if (!(rho2 > 1e-14 * beta) || !std::isfinite(rho2)) {  // d adds nothing new
@@ -327,9 +353,11 @@ struct Hierarchy<T>::Impl {
 };
 
 template <class T>
-Hierarchy<T>::Hierarchy(const CsrMatrix<T>& A, std::unique_ptr<Coarsening<T>> coarsening,
-                        const HierarchyParams& params)
+Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
+                        std::unique_ptr<Coarsening<T>> coarsening, const HierarchyParams& params,
+                        std::shared_ptr<const Reduction<T>> reduction)
     : impl_(std::make_unique<Impl>()) {
+  require(A != nullptr, "amg::Hierarchy: the operator is null");
   require(coarsening != nullptr, "amg::Hierarchy: the coarsening is null");
   require(params.max_levels >= 1,
           "amg::Hierarchy: max_levels must be >= 1, got " + std::to_string(params.max_levels));
@@ -343,14 +371,22 @@ Hierarchy<T>::Hierarchy(const CsrMatrix<T>& A, std::unique_ptr<Coarsening<T>> co
   require(params.pre_sweeps >= 0 && params.post_sweeps >= 0,
           "amg::Hierarchy: sweeps must be >= 0, got pre " + std::to_string(params.pre_sweeps) +
               ", post " + std::to_string(params.post_sweeps));
-  if (A.rows() != A.cols()) {
+  if (A->rows() != A->cols()) {
     throw dimension_mismatch("amg::Hierarchy: A must be square, it is " +
-                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+                             std::to_string(A->rows()) + " x " + std::to_string(A->cols()));
   }
   impl_->params = params;
+  impl_->reduction = reduction ? std::move(reduction) : std::make_shared<const Reduction<T>>();
   impl_->coarsening = std::move(coarsening);
-  impl_->setup(A);
+  impl_->setup(std::move(A));
 }
+
+template <class T>
+Hierarchy<T>::Hierarchy(std::shared_ptr<const CsrMatrix<T>> A,
+                        std::unique_ptr<Coarsening<T>> coarsening, const HierarchyParams& params,
+                        std::shared_ptr<const Reduction<T>> reduction)
+    : Hierarchy(std::make_shared<const CsrOperator<T>>(std::move(A)), std::move(coarsening), params,
+                std::move(reduction)) {}
 
 template <class T>
 Hierarchy<T>::~Hierarchy() = default;
@@ -375,19 +411,38 @@ template <class T>
 const HierarchyParams& Hierarchy<T>::params() const noexcept {
   return impl_->params;
 }
+template <class T>
+const Reduction<T>& Hierarchy<T>::reduction() const noexcept {
+  return *impl_->reduction;
+}
+
+template <class T>
+std::shared_ptr<const LevelOperator<T>> Hierarchy<T>::shared_level_operator(int l) const {
+  require(l >= 0 && l < num_levels(), "amg::Hierarchy: level " + std::to_string(l) +
+                                          " is not in [0, " + std::to_string(num_levels()) + ")");
+  return impl_->levels[l].A;
+}
+
+template <class T>
+const LevelOperator<T>& Hierarchy<T>::level_operator(int l) const {
+  return *shared_level_operator(l);
+}
 
 template <class T>
 const CsrMatrix<T>& Hierarchy<T>::level_matrix(int l) const {
-  require(l >= 0 && l < num_levels(), "amg::Hierarchy::level_matrix: level " + std::to_string(l) +
-                                          " is not in [0, " + std::to_string(num_levels()) + ")");
-  return *impl_->levels[l].A;
+  return csr_matrix(level_operator(l), "amg::Hierarchy::level_matrix");
+}
+
+template <class T>
+const LevelOperator<T>& Hierarchy<T>::level_interpolation_operator(int l) const {
+  require(l >= 0 && l + 1 < num_levels(), "amg::Hierarchy::level_interpolation: level " +
+                                              std::to_string(l) + " has no interpolation");
+  return *impl_->levels[l].transfer->P;
 }
 
 template <class T>
 const CsrMatrix<T>& Hierarchy<T>::level_interpolation(int l) const {
-  require(l >= 0 && l + 1 < num_levels(), "amg::Hierarchy::level_interpolation: level " +
-                                              std::to_string(l) + " has no interpolation");
-  return impl_->levels[l].transfer->P;
+  return csr_matrix(level_interpolation_operator(l), "amg::Hierarchy::level_interpolation");
 }
 
 template <class T>
@@ -395,9 +450,9 @@ void Hierarchy<T>::apply(const Vector<T>& b, Vector<T>& x) const {
   check_location(executor(), b.executor(), "b", "the AMG hierarchy");
   check_location(executor(), x.executor(), "x", "the AMG hierarchy");
   if (b.size() != rows() || x.size() != rows()) {
-    throw dimension_mismatch("amg::Hierarchy::apply: the hierarchy has " +
-                             std::to_string(rows()) + " rows, b has " + std::to_string(b.size()) +
-                             " and x " + std::to_string(x.size()));
+    throw dimension_mismatch("amg::Hierarchy::apply: the hierarchy has " + std::to_string(rows()) +
+                             " rows, b has " + std::to_string(b.size()) + " and x " +
+                             std::to_string(x.size()));
   }
   impl_->cycle(0, impl_->params.cycle, b, x, true);
 }
@@ -408,8 +463,8 @@ std::string Hierarchy<T>::describe() const {
   std::string cycle = std::string(to_string(p.cycle)) + "(" + std::to_string(p.pre_sweeps) + "," +
                       std::to_string(p.post_sweeps) + ")-cycle";
   if (p.cycle == CycleType::K) {
-    cycle += " on " + std::to_string(p.kcycle_levels) + " levels (" +
-             to_string(p.kcycle_flavour) + "), V below";
+    cycle += " on " + std::to_string(p.kcycle_levels) + " levels (" + to_string(p.kcycle_flavour) +
+             "), V below";
   }
   return "AMG (" + impl_->coarsening->name() + ", " + std::to_string(num_levels()) + " levels, " +
          cycle + ", " + smoother_name(p.smoother) + ")";
@@ -422,67 +477,33 @@ bool Hierarchy<T>::is_fixed() const {
 
 template <class T>
 SolveInfo Hierarchy<T>::solve(const Vector<T>& b, Vector<T>& x, const KrylovParams& p) const {
-  // Stationary iteration x <- x + B (b - A x) with B one cycle; judged on the
-  // true residual like the Krylov methods.
-  const CsrMatrix<T>& A = *impl_->levels.front().A;
-  MatrixOperator<T> op(A);
-  Vector<T> r(executor(), rows()), e(executor(), rows());
-  SolveInfo info;
-  residual(A, b, x, r);
-  const double b_norm = norm2(b);
-  info.initial_residual_norm = norm2(r);
-  info.reference_norm =
-      p.relative_to == KrylovParams::RelativeTo::rhs ? b_norm : info.initial_residual_norm;
-  const double target = std::max(p.relative_tolerance * info.reference_norm, p.absolute_tolerance);
-  double r_norm = info.initial_residual_norm;
-  const auto record = [&] {
-    info.residual_norm = r_norm;
-    info.relative_residual = info.reference_norm > 0 ? r_norm / info.reference_norm : r_norm;
-    if (p.record_history) info.residual_history.push_back(r_norm);
-  };
-  record();
-  info.status = SolveStatus::max_iterations;
-  if (!std::isfinite(r_norm)) {
-    info.status = SolveStatus::non_finite;
-    info.message = "the initial residual is not finite";
-    return info;
-  }
-  if (r_norm <= target) {
-    info.status = SolveStatus::converged;
-    return info;
-  }
-  while (info.iterations < p.max_iterations) {
-    impl_->cycle(0, impl_->params.cycle, r, e, true);
-    axpy(T{1}, e, x);
-    residual(A, b, x, r);
-    r_norm = norm2(r);
-    ++info.iterations;
-    record();
-    if (p.monitor) p.monitor(info.iterations, r_norm);
-    if (!std::isfinite(r_norm)) {
-      info.status = SolveStatus::non_finite;
-      info.message = "the residual became " + std::to_string(r_norm) + " at cycle " +
-                     std::to_string(info.iterations);
-      return info;
-    }
-    if (r_norm <= target) {
-      info.status = SolveStatus::converged;
-      return info;
-    }
-  }
-  return info;
+  // x <- x + B (b - A x) with B one cycle: the Krylov layer's stationary
+  // iteration, so the stopping test, history and statuses are the same code.
+  return solve_stationary(p, *impl_->levels.front().A, b, x, *this, *impl_->reduction);
 }
 
 template <class T>
-void Hierarchy<T>::resetup(const CsrMatrix<T>& A) {
+void Hierarchy<T>::resetup() {
+  resetup(impl_->levels.front().A);
+}
+
+template <class T>
+void Hierarchy<T>::resetup(std::shared_ptr<const CsrMatrix<T>> A) {
+  resetup(std::make_shared<const CsrOperator<T>>(std::move(A)));
+}
+
+template <class T>
+void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
+  require(A != nullptr, "amg::Hierarchy::resetup: the operator is null");
   Impl& m = *impl_;
-  const CsrMatrix<T>& old = *m.levels.front().A;
-  check_location(old.executor(), A.executor(), "A", "the AMG hierarchy");
-  if (A.rows() != old.rows() || A.cols() != old.cols() || A.nnz() != old.nnz()) {
-    throw invalid_argument("amg::Hierarchy::resetup: the new matrix is " +
-                           std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
-                           " with " + std::to_string(A.nnz()) + " nonzeros, the hierarchy was " +
-                           "built for " + std::to_string(old.rows()) + " x " +
+  const LevelOperator<T>& old = *m.levels.front().A;
+  check_location(old.executor(), A->executor(), "A", "the AMG hierarchy");
+  if (A->rows() != old.rows() || A->cols() != old.cols() || A->nnz() != old.nnz() ||
+      A->kind() != old.kind()) {
+    throw invalid_argument("amg::Hierarchy::resetup: the new operator is " + A->kind() + " " +
+                           std::to_string(A->rows()) + " x " + std::to_string(A->cols()) +
+                           " with " + std::to_string(A->nnz()) + " nonzeros, the hierarchy was " +
+                           "built for " + old.kind() + " " + std::to_string(old.rows()) + " x " +
                            std::to_string(old.cols()) + " with " + std::to_string(old.nnz()) +
                            "; resetup needs the same pattern (build a new hierarchy)");
   }
@@ -492,19 +513,20 @@ void Hierarchy<T>::resetup(const CsrMatrix<T>& A) {
         "kept nothing to refresh; build a new hierarchy, or keep the data (the default)");
   }
   const auto start = Clock::now();
-  m.levels.front().A = &A;
+  m.levels.front().A = std::move(A);
   for (int l = 0; l < m.last(); ++l) {
     auto& level = m.levels[l];
     m.coarsening->refresh(*level.A, l, *level.transfer, m.stage_times);
     {
-      StageTimer t(A.executor(), m.stage_times, "galerkin");
-      level.galerkin->recompute(level.transfer->R, *level.A, level.transfer->P);
+      StageTimer t(level.A->executor(), m.stage_times, "galerkin");
+      level.galerkin->recompute(*level.transfer->R, *level.A, *level.transfer->P);
     }
+    m.levels[l + 1].A = level.galerkin->result();
     m.build_smoother(level);
   }
   if (m.levels.back().smoother) m.build_smoother(m.levels.back());
   m.build_coarse_solver();
-  A.executor().synchronize();
+  m.exec().synchronize();
   m.resetup_seconds = seconds_since(start);
 }
 
@@ -519,19 +541,18 @@ HierarchySummary Hierarchy<T>::summary() const {
   s.setup_bytes = impl_->setup_bytes;
   double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
   for (int l = 0; l < num_levels(); ++l) {
-    const CsrMatrix<T>& A = *impl_->levels[l].A;
+    const LevelOperator<T>& A = *impl_->levels[l].A;
     LevelSummary ls;
     ls.rows = A.rows();
     ls.nnz = A.nnz();
     if (A.rows() > 0) {
-      const auto [lo, hi] = A.executor().visit([&](const auto& e) {
-        return kernels::csr::row_length_range(e, A.rows(), A.row_ptr().data());
-      });
+      const auto [lo, hi] = A.row_nnz_range();
       ls.min_row_nnz = lo;
       ls.max_row_nnz = hi;
       ls.mean_row_nnz = double(A.nnz()) / double(A.rows());
     }
-    ls.coarsening_ratio = l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, A.rows()));
+    ls.coarsening_ratio =
+        l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, A.rows()));
     ls.solve_seconds = impl_->levels[l].seconds;
     ls.setup_seconds = impl_->levels[l].setup_seconds;
     if (l == 0) {

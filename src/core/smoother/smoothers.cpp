@@ -1,10 +1,11 @@
-// Jacobi, l1-Jacobi and Chebyshev smoothers.
+// Jacobi, l1-Jacobi and Chebyshev smoothers, on the level-operator contract:
+// they need A's products, its diagonal scalings and (Jacobi) its fused
+// sweep, whatever kind of level A is.
 
 #include <cmath>
 #include <string>
 
 #include "core/solver/diagonal.hpp"
-#include "kernels/matrix/csr_kernels.hpp"
 #include "kernels/solver/solver_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
@@ -13,10 +14,8 @@ namespace strata {
 
 namespace {
 
-using kernels::solver::Scaling;
-
 template <class T>
-void check_operands(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
+void check_operands(const LevelOperator<T>& A, const Vector<T>& b, const Vector<T>& x,
                     const char* who) {
   check_location(A.executor(), b.executor(), "b", who);
   check_location(A.executor(), x.executor(), "x", who);
@@ -31,53 +30,51 @@ void check_operands(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& 
 template <class T>
 class DiagonalSmoother final : public Smoother<T> {
  public:
-  DiagonalSmoother(const CsrMatrix<T>& A, double omega, Scaling scaling, std::string name)
-      : DiagonalSmoother(A, omega, detail::checked_diagonal_scaling(A, scaling, name.c_str()),
+  DiagonalSmoother(std::shared_ptr<const LevelOperator<T>> A, double omega, DiagonalScaling scaling,
+                   std::string name)
+      : DiagonalSmoother(A, omega, detail::checked_diagonal_scaling(*A, scaling, name.c_str()),
                          std::move(name)) {}
   /// With the unweighted scaling d computed already.
-  DiagonalSmoother(const CsrMatrix<T>& A, double omega, Vector<T> d, std::string name)
-      : A_(A), d_(std::move(d)), t_(A.executor(), A.rows()), name_(std::move(name)) {
+  DiagonalSmoother(std::shared_ptr<const LevelOperator<T>> A, double omega, Vector<T> d,
+                   std::string name)
+      : A_(std::move(A)), d_(std::move(d)), t_(A_->executor(), A_->rows()), name_(std::move(name)) {
     require(omega > 0 && std::isfinite(omega),
             name_ + ": omega must be positive, got " + std::to_string(omega));
     if (omega != 1.0) scale(T(omega), d_);
     name_ += "(omega=" + std::to_string(omega) + ")";
   }
-  size_type rows() const override { return A_.rows(); }
-  size_type cols() const override { return A_.cols(); }
-  const Executor& executor() const override { return A_.executor(); }
+  size_type rows() const override { return A_->rows(); }
+  size_type cols() const override { return A_->cols(); }
+  const Executor& executor() const override { return A_->executor(); }
   std::string describe() const override { return name_; }
   const Vector<T>* diagonal_scaling() const override { return &d_; }
 
   void apply(const Vector<T>& b, Vector<T>& x) const override {
-    check_operands(A_, b, x, name_.c_str());
+    check_operands(*A_, b, x, name_.c_str());
     pointwise_multiply(d_, b, x);
   }
 
   void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const override {
-    check_operands(A_, b, x, name_.c_str());
+    check_operands(*A_, b, x, name_.c_str());
     for (int s = 0; s < sweeps; ++s) {
-      spmv(A_, x, t_);
+      A_->apply(x, t_);
       executor().visit([&](const auto& e) {
-        kernels::solver::jacobi_correct(e, A_.rows(), T{1}, d_.data(), b.data(), t_.data(),
+        kernels::solver::jacobi_correct(e, A_->rows(), T{1}, d_.data(), b.data(), t_.data(),
                                         x.data());
       });
     }
   }
 
   void sweep_from(const Vector<T>& b, const Vector<T>& x0, Vector<T>& x) const override {
-    check_operands(A_, b, x, name_.c_str());
-    check_operands(A_, b, x0, name_.c_str());
+    check_operands(*A_, b, x, name_.c_str());
+    check_operands(*A_, b, x0, name_.c_str());
     require(x0.data() != x.data() || x.size() == 0,
             name_ + ": sweep_from needs x0 and x in separate storage");
-    executor().visit([&](const auto& e) {
-      kernels::csr::jacobi_sweep(e, A_.rows(), A_.nnz(), A_.max_row_nnz(), A_.row_ptr().data(),
-                                 A_.col_idx().data(), A_.values().data(), d_.data(), b.data(),
-                                 x0.data(), x.data());
-    });
+    A_->jacobi_sweep(d_, b, x0, x);
   }
 
  private:
-  const CsrMatrix<T>& A_;
+  std::shared_ptr<const LevelOperator<T>> A_;
   Vector<T> d_;
   mutable Vector<T> t_;  // A x, scratch
   std::string name_;
@@ -90,13 +87,14 @@ class DiagonalSmoother final : public Smoother<T> {
 template <class T>
 class ChebyshevSmoother final : public Smoother<T> {
  public:
-  ChebyshevSmoother(const CsrMatrix<T>& A, const ChebyshevParams& p)
-      : A_(A),
+  ChebyshevSmoother(std::shared_ptr<const LevelOperator<T>> A, const ChebyshevParams& p,
+                    const Reduction<T>& reduction)
+      : A_(std::move(A)),
         params_(p),
-        d_(detail::checked_diagonal_scaling(A, Scaling::inverse_diagonal, "chebyshev")),
-        r_(A.executor(), A.rows()),
-        p_(A.executor(), A.rows()),
-        t_(A.executor(), A.rows()) {
+        d_(detail::checked_diagonal_scaling(*A_, DiagonalScaling::inverse_diagonal, "chebyshev")),
+        r_(A_->executor(), A_->rows()),
+        p_(A_->executor(), A_->rows()),
+        t_(A_->executor(), A_->rows()) {
     require(p.degree >= 1, "chebyshev: degree must be >= 1, got " + std::to_string(p.degree));
     require(p.upper_fraction > 0,
             "chebyshev: upper_fraction must be > 0, got " + std::to_string(p.upper_fraction));
@@ -105,15 +103,15 @@ class ChebyshevSmoother final : public Smoother<T> {
               "chebyshev: lower_fraction must lie in (0, upper_fraction), got " +
                   std::to_string(p.lower_fraction));
     }
-    rho_ = p.symmetric ? lanczos_max_eigenvalue(A, p.estimation_steps)
-                       : arnoldi_spectral_radius(A, std::min(p.estimation_steps, 10));
+    rho_ = p.symmetric ? lanczos_max_eigenvalue(*A_, p.estimation_steps, reduction)
+                       : arnoldi_spectral_radius(*A_, std::min(p.estimation_steps, 10), reduction);
     require(rho_ > 0 && std::isfinite(rho_),
             "chebyshev: the estimated largest eigenvalue of D^-1 A is " + std::to_string(rho_) +
                 "; expected a positive number");
   }
-  size_type rows() const override { return A_.rows(); }
-  size_type cols() const override { return A_.cols(); }
-  const Executor& executor() const override { return A_.executor(); }
+  size_type rows() const override { return A_->rows(); }
+  size_type cols() const override { return A_->cols(); }
+  const Executor& executor() const override { return A_->executor(); }
   std::string describe() const override {
     return std::string("chebyshev(") +
            (params_.kind == ChebyshevParams::Kind::fourth ? "fourth kind" : "first kind") +
@@ -123,18 +121,18 @@ class ChebyshevSmoother final : public Smoother<T> {
   double rho() const noexcept { return rho_; }
 
   void apply(const Vector<T>& b, Vector<T>& x) const override {
-    check_operands(A_, b, x, "chebyshev");
+    check_operands(*A_, b, x, "chebyshev");
     sweep(b, x, /*zero_guess=*/true);
   }
 
   void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const override {
-    check_operands(A_, b, x, "chebyshev");
+    check_operands(*A_, b, x, "chebyshev");
     for (int s = 0; s < sweeps; ++s) sweep(b, x, false);
   }
 
  private:
   void sweep(const Vector<T>& b, Vector<T>& x, bool zero_guess) const {
-    const size_type n = A_.rows();
+    const size_type n = A_->rows();
     const double upper = params_.upper_fraction * rho_;
     const bool fourth = params_.kind == ChebyshevParams::Kind::fourth;
     // First kind: Saad, Iterative Methods, Alg. 12.1 on [lower, upper].
@@ -143,7 +141,7 @@ class ChebyshevSmoother final : public Smoother<T> {
     const double sigma = theta / delta;
     double rho_k = 1.0 / sigma;
     const double c0 = fourth ? 4.0 / (3.0 * upper) : 1.0 / theta;
-    if (!zero_guess) spmv(A_, x, t_);
+    if (!zero_guess) A_->apply(x, t_);
     executor().visit([&](const auto& e) {
       kernels::solver::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
                                        zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
@@ -160,7 +158,7 @@ class ChebyshevSmoother final : public Smoother<T> {
         c_new = 2.0 * rho_next / delta;
         rho_k = rho_next;
       }
-      spmv(A_, p_, t_);
+      A_->apply(p_, t_);
       executor().visit([&](const auto& e) {
         kernels::solver::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(), r_.data(),
                                         p_.data(), x.data());
@@ -168,7 +166,7 @@ class ChebyshevSmoother final : public Smoother<T> {
     }
   }
 
-  const CsrMatrix<T>& A_;
+  std::shared_ptr<const LevelOperator<T>> A_;
   ChebyshevParams params_;
   Vector<T> d_;
   double rho_ = 0;
@@ -187,12 +185,16 @@ std::string smoother_name(const SmootherParams& params) {
 }
 
 template <class T>
-std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const SmootherParams& params) {
+std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T>> A,
+                                           const SmootherParams& params,
+                                           const Reduction<T>& reduction) {
+  require(A != nullptr, "make_smoother: the operator is null");
   struct Make {
-    const CsrMatrix<T>& A;
+    const std::shared_ptr<const LevelOperator<T>>& A;
+    const Reduction<T>& reduction;
     std::unique_ptr<Smoother<T>> operator()(const JacobiParams& p) const {
       if (!p.estimate_omega) {
-        return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_diagonal,
+        return std::make_unique<DiagonalSmoother<T>>(A, p.omega, DiagonalScaling::inverse_diagonal,
                                                      "jacobi");
       }
       require(
@@ -201,8 +203,9 @@ std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const Smoother
       require(p.omega > 0 && std::isfinite(p.omega),
               "jacobi: omega must be positive, got " + std::to_string(p.omega));
       // omega * 4 / (3 rho(D^-1 A)), rho from the smoother's own D^-1.
-      Vector<T> d = detail::checked_diagonal_scaling(A, Scaling::inverse_diagonal, "jacobi");
-      const double rho = arnoldi_spectral_radius(A, d, p.estimation_steps);
+      Vector<T> d =
+          detail::checked_diagonal_scaling(*A, DiagonalScaling::inverse_diagonal, "jacobi");
+      const double rho = arnoldi_spectral_radius(*A, d, p.estimation_steps, reduction);
       require(rho > 0 && std::isfinite(rho), "jacobi: the estimated spectral radius of D^-1 A is " +
                                                  std::to_string(rho) +
                                                  "; expected a positive number");
@@ -210,17 +213,17 @@ std::unique_ptr<Smoother<T>> make_smoother(const CsrMatrix<T>& A, const Smoother
                                                    "jacobi");
     }
     std::unique_ptr<Smoother<T>> operator()(const L1JacobiParams& p) const {
-      return std::make_unique<DiagonalSmoother<T>>(A, p.omega, Scaling::inverse_l1_norm,
+      return std::make_unique<DiagonalSmoother<T>>(A, p.omega, DiagonalScaling::inverse_l1_norm,
                                                    "l1jacobi");
     }
     std::unique_ptr<Smoother<T>> operator()(const ChebyshevParams& p) const {
-      return std::make_unique<ChebyshevSmoother<T>>(A, p);
+      return std::make_unique<ChebyshevSmoother<T>>(A, p, reduction);
     }
   };
-  return std::visit(Make{A}, params);
+  return std::visit(Make{A, reduction}, params);
 }
 
-template std::unique_ptr<Smoother<double>> make_smoother<double>(const CsrMatrix<double>&,
-                                                                 const SmootherParams&);
+template std::unique_ptr<Smoother<double>> make_smoother<double>(
+    std::shared_ptr<const LevelOperator<double>>, const SmootherParams&, const Reduction<double>&);
 
 }  // namespace strata

@@ -1,6 +1,7 @@
-// CG, BiCGSTAB, GMRES(m), FGMRES(m) and flexible CG, written once against LinearOperator,
-// the vector operations and an InnerProduct: they run wherever the vectors
-// live, and with MPI only the InnerProduct changes.
+// CG, BiCGSTAB, GMRES(m), FGMRES(m), flexible CG and the stationary
+// iteration, written once against LinearOperator, the vector operations and
+// a Reduction: they run wherever the vectors live, and with MPI only the
+// Reduction changes.
 
 #include "strata/solver/krylov.hpp"
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "kernels/solver/solver_kernels.hpp"
+#include "strata/solver/level_operator.hpp"
 
 namespace strata {
 
@@ -38,39 +40,21 @@ std::string method_name(const KrylovMethod& method) {
   return std::visit(Name{}, method);
 }
 
-template <class T>
-std::string MatrixOperator<T>::describe() const {
-  return "CSR " + std::to_string(A_.rows()) + "x" + std::to_string(A_.cols()) + ", " +
-         std::to_string(A_.nnz()) + " nonzeros";
-}
-template class MatrixOperator<double>;
-
 namespace {
 
-/// Global reductions through the InnerProduct, and the bookkeeping every
+/// Global reductions through the Reduction, and the bookkeeping every
 /// method shares: the target, the history, the monitor, the status.
 template <class T>
 class Progress {
  public:
-  Progress(const KrylovParams& p, const InnerProduct<T>& inner) : p_(p), inner_(inner) {}
+  Progress(const KrylovParams& p, const Reduction<T>& reduction) : p_(p), reduction_(reduction) {}
 
-  T dot(const Vector<T>& x, const Vector<T>& y) const {
-    T v = strata::dot(x, y);
-    inner_.combine({&v, 1});
-    return v;
-  }
-  T norm(const Vector<T>& x) const { return std::sqrt(dot(x, x)); }
-  T combine(T v) const {
-    inner_.combine({&v, 1});
-    return v;
-  }
+  T dot(const Vector<T>& x, const Vector<T>& y) const { return reduction_.dot(x, y); }
+  T norm(const Vector<T>& x) const { return reduction_.norm2(x); }
+  T combine(T v) const { return reduction_.global(v); }
   /// Replaces local partial sums by the global ones, in place.
-  void combine(std::span<T> v) const { inner_.combine(v); }
-  std::pair<T, T> combine(std::pair<T, T> v) const {
-    std::array<T, 2> a{v.first, v.second};
-    inner_.combine(a);
-    return {a[0], a[1]};
-  }
+  void combine(std::span<T> v) const { reduction_.combine(v); }
+  std::pair<T, T> combine(std::pair<T, T> v) const { return reduction_.global(v); }
 
   /// Starts with ||b|| and ||r0||; returns true when r0 already meets the target.
   bool start(double b_norm, double r0_norm) {
@@ -132,7 +116,7 @@ class Progress {
   }
 
   const KrylovParams& p_;
-  const InnerProduct<T>& inner_;
+  const Reduction<T>& reduction_;
   double target_ = 0;
 };
 
@@ -145,7 +129,7 @@ void residual(const LinearOperator<T>& A, const Vector<T>& b, const Vector<T>& x
 
 template <class T>
 SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const Vector<T>& b,
-                 Vector<T>& x, const LinearOperator<T>* M, const InnerProduct<T>& inner) {
+                 Vector<T>& x, const LinearOperator<T>* M, const Reduction<T>& inner) {
   Progress<T> pr(params, inner);
   const Executor& exec = A.executor();
   const size_type n = A.rows();
@@ -212,7 +196,7 @@ SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const V
 template <class T>
 SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
                        const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M,
-                       const InnerProduct<T>& inner) {
+                       const Reduction<T>& inner) {
   Progress<T> pr(params, inner);
   const Executor& exec = A.executor();
   const size_type n = A.rows();
@@ -267,7 +251,7 @@ SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
 template <class T>
 SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperator<T>& A,
                   const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M,
-                  const InnerProduct<T>& inner) {
+                  const Reduction<T>& inner) {
   Progress<T> pr(params, inner);
   const Executor& exec = A.executor();
   const size_type n = A.rows();
@@ -324,7 +308,7 @@ SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperat
 template <class T>
 SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
                     const LinearOperator<T>& A, const Vector<T>& b, Vector<T>& x,
-                    const LinearOperator<T>* M, const InnerProduct<T>& inner) {
+                    const LinearOperator<T>* M, const Reduction<T>& inner) {
   Progress<T> pr(params, inner);
   const Executor& exec = A.executor();
   const size_type n = A.rows();
@@ -474,13 +458,13 @@ void check_arguments(const LinearOperator<T>& A, const Vector<T>& b, const Vecto
 
 template <class T>
 SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Vector<T>& b,
-                Vector<T>& x, const LinearOperator<T>* M, const InnerProduct<T>& inner) {
+                Vector<T>& x, const LinearOperator<T>* M, const Reduction<T>& inner) {
   struct Run {
     const LinearOperator<T>& A;
     const Vector<T>& b;
     Vector<T>& x;
     const LinearOperator<T>* M;
-    const InnerProduct<T>& inner;
+    const Reduction<T>& inner;
 
     SolveInfo operator()(const Cg& m) const {
       check_arguments(A, b, x, M, m.params, "cg");
@@ -519,8 +503,40 @@ SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Ve
   return std::visit(Run{A, b, x, M, inner}, method);
 }
 
+template <class T>
+SolveInfo solve_stationary(const KrylovParams& params, const LinearOperator<T>& A,
+                           const Vector<T>& b, Vector<T>& x, const LinearOperator<T>& M,
+                           const Reduction<T>& reduction) {
+  check_arguments(A, b, x, &M, params, "stationary iteration");
+  Progress<T> pr(params, reduction);
+  const Executor& exec = A.executor();
+  Vector<T> r(exec, A.rows()), e(exec, A.rows());
+  // An assembled operator forms b - A x in one pass.
+  const auto* level = dynamic_cast<const LevelOperator<T>*>(&A);
+  const auto update_residual = [&] {
+    if (level) level->residual(b, x, r);
+    else residual(A, b, x, r);
+  };
+  update_residual();
+  if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
+  if (params.max_iterations == 0) {
+    pr.finish(SolveStatus::max_iterations);
+    return pr.info;
+  }
+  while (true) {
+    M.apply(r, e);  // e = M (b - A x)
+    axpy(T{1}, e, x);
+    update_residual();
+    if (pr.step(pr.norm(r))) return pr.info;
+  }
+}
+
 template SolveInfo solve<double>(const KrylovMethod&, const LinearOperator<double>&,
                                  const Vector<double>&, Vector<double>&,
-                                 const LinearOperator<double>*, const InnerProduct<double>&);
+                                 const LinearOperator<double>*, const Reduction<double>&);
+template SolveInfo solve_stationary<double>(const KrylovParams&, const LinearOperator<double>&,
+                                            const Vector<double>&, Vector<double>&,
+                                            const LinearOperator<double>&,
+                                            const Reduction<double>&);
 
 }  // namespace strata

@@ -25,12 +25,9 @@ Vector<double> start_vector(const Executor& exec, size_type n) {
   return v;
 }
 
-using kernels::solver::Scaling;
-
 /// Number of eigenvalues of the symmetric tridiagonal (alpha, beta) below x
 /// (Sturm sequence).
-int eigenvalues_below(const std::vector<double>& alpha, const std::vector<double>& beta,
-                      double x) {
+int eigenvalues_below(const std::vector<double>& alpha, const std::vector<double>& beta, double x) {
   int count = 0;
   double q = 1.0;
   for (std::size_t i = 0; i < alpha.size(); ++i) {
@@ -76,14 +73,15 @@ double hessenberg_spectral_radius(const std::vector<std::vector<double>>& H, int
 /// Krylov space is cut there, as Arnoldi stops at an invariant subspace.
 /// Returns -1 when not even one column survives (the caller falls back).
 template <class T>
-double gram_ritz_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int m) {
+double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Vector<T>& d, int m,
+                                 const Reduction<T>& reduction) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   std::vector<Vector<T>> K;
   K.push_back(start_vector(exec, n));
   for (int j = 1; j <= m; ++j) {
     K.emplace_back(exec, n);
-    spmv(A, K[j - 1], K[j]);
+    A.apply(K[j - 1], K[j]);
     pointwise_multiply(d, K[j], K[j]);
   }
   const int size = m + 1;
@@ -93,6 +91,7 @@ double gram_ritz_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int 
   exec.visit([&](const auto& e) {
     kernels::solver::block_gram(e, n, size, pointers.data(), gram.data());
   });
+  reduction.combine(gram);
   const auto G = [&](int i, int j) { return double(gram[i * size + j]); };
   for (int i = 0; i < size; ++i) {
     if (!std::isfinite(G(i, i))) {
@@ -140,31 +139,48 @@ double gram_ritz_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int 
   return hessenberg_spectral_radius(M, k);
 }
 
+/// One classical Gram-Schmidt projection of w against the `size` basis
+/// vectors: h = V^T w (global sums), w -= V h; returns the global ||w||^2
+/// after the update. h[size] is the global ||w||^2 before it (the kernel
+/// returns it beside the dots).
+template <class T>
+double project(const Executor& exec, const Reduction<T>& reduction, size_type n, int size,
+               const std::vector<const T*>& basis, Vector<T>& w, std::vector<T>& h) {
+  exec.visit([&](const auto& e) {
+    kernels::solver::block_dot(e, n, size, basis.data(), w.data(), h.data());
+  });
+  reduction.combine(std::span<T>(h.data(), static_cast<std::size_t>(size) + 1));
+  const T local = exec.visit([&](const auto& e) {
+    return kernels::solver::block_update_norm2(e, n, size, basis.data(), h.data(), w.data());
+  });
+  return reduction.global(local);
+}
+
 }  // namespace
 
 template <class T>
-double lanczos_max_eigenvalue(const CsrMatrix<T>& A, int steps) {
+double lanczos_max_eigenvalue(const LevelOperator<T>& A, int steps, const Reduction<T>& reduction) {
   require(steps >= 1, "lanczos_max_eigenvalue: steps must be >= 1, got " + std::to_string(steps));
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   // S = D^-1/2, the similarity that makes D^-1 A symmetric; it needs a_ii > 0.
   Vector<T> s = detail::checked_diagonal_scaling(
-      A, Scaling::inverse_sqrt_diagonal, "lanczos_max_eigenvalue",
+      A, DiagonalScaling::inverse_sqrt_diagonal, "lanczos_max_eigenvalue",
       " (Lanczos on D^-1 A needs a positive diagonal; use arnoldi_spectral_radius)");
   if (n == 0) return 0.0;
   Vector<T> v = start_vector(exec, n), v_old(exec, n, 0.0), w(exec, n), t(exec, n);
-  scale(1.0 / norm2(v), v);
+  scale(1.0 / reduction.norm2(v), v);
   std::vector<double> alpha, beta;
   double beta_prev = 0.0;
   for (int j = 0; j < steps && j < n; ++j) {
     pointwise_multiply(s, v, t);  // w = S A S v with S = D^-1/2
-    spmv(A, t, w);
+    A.apply(t, w);
     pointwise_multiply(s, w, w);
-    const double a = dot(w, v);
+    const double a = reduction.dot(w, v);
     axpy(-a, v, w);
     if (j > 0) axpy(-beta_prev, v_old, w);
     alpha.push_back(a);
-    const double b = norm2(w);
+    const double b = reduction.norm2(w);
     if (!std::isfinite(a) || !std::isfinite(b)) {
       throw invalid_argument("lanczos_max_eigenvalue: the matrix produced NaN or Inf");
     }
@@ -178,32 +194,37 @@ double lanczos_max_eigenvalue(const CsrMatrix<T>& A, int steps) {
   // Gershgorin interval.
   double lo = 0, hi = 0;
   for (std::size_t i = 0; i < alpha.size(); ++i) {
-    const double r = (i > 0 ? std::abs(beta[i - 1]) : 0.0) +
-                     (i < beta.size() ? std::abs(beta[i]) : 0.0);
+    const double r =
+        (i > 0 ? std::abs(beta[i - 1]) : 0.0) + (i < beta.size() ? std::abs(beta[i]) : 0.0);
     lo = std::min(lo, alpha[i] - r);
     hi = std::max(hi, alpha[i] + r);
   }
   const int k = static_cast<int>(alpha.size());
   for (int it = 0; it < 200 && hi - lo > 1e-14 * std::max(1.0, std::abs(hi)); ++it) {
     const double mid = 0.5 * (lo + hi);
-    if (eigenvalues_below(alpha, beta, mid) < k) lo = mid;
-    else hi = mid;
+    if (eigenvalues_below(alpha, beta, mid) < k)
+      lo = mid;
+    else
+      hi = mid;
   }
   return hi;
 }
 
 template <class T>
-double arnoldi_spectral_radius(const CsrMatrix<T>& A, int steps) {
+double arnoldi_spectral_radius(const LevelOperator<T>& A, int steps,
+                               const Reduction<T>& reduction) {
   require(steps >= 1 && steps <= 10,
           "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
   return arnoldi_spectral_radius(
       A,
-      detail::checked_diagonal_scaling(A, Scaling::inverse_diagonal, "arnoldi_spectral_radius"),
-      steps);
+      detail::checked_diagonal_scaling(A, DiagonalScaling::inverse_diagonal,
+                                       "arnoldi_spectral_radius"),
+      steps, reduction);
 }
 
 template <class T>
-double arnoldi_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int steps) {
+double arnoldi_spectral_radius(const LevelOperator<T>& A, const Vector<T>& d, int steps,
+                               const Reduction<T>& reduction) {
   require(steps >= 1 && steps <= 10,
           "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
   const Executor& exec = A.executor();
@@ -217,7 +238,7 @@ double arnoldi_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int st
   if (n == 0) return 0.0;
   const int m = static_cast<int>(std::min<size_type>(steps, n));
   if (m < kernels::solver::max_gram) {
-    const double rho = gram_ritz_spectral_radius(A, d, m);
+    const double rho = gram_ritz_spectral_radius(A, d, m, reduction);
     if (rho >= 0) return rho;
   }
   // Classical Gram-Schmidt: the projections on the whole basis in one pass
@@ -227,27 +248,20 @@ double arnoldi_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int st
   // suffer; an estimate of the spectral radius needs no more).
   std::vector<Vector<T>> V;
   V.push_back(start_vector(exec, n));
-  scale(1.0 / norm2(V[0]), V[0]);
+  scale(1.0 / reduction.norm2(V[0]), V[0]);
   std::vector<const T*> basis{V[0].data()};
   std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
   Vector<T> w(exec, n);
   std::vector<T> h(kernels::solver::max_block + 1), h2(kernels::solver::max_block + 1);
   int k = 0;
   for (; k < m; ++k) {
-    spmv(A, V[k], w);
+    A.apply(V[k], w);
     pointwise_multiply(d, w, w);
     const int size = k + 1;
-    double norm_squared = exec.visit([&](const auto& e) {
-      kernels::solver::block_dot(e, n, size, basis.data(), w.data(), h.data());
-      return kernels::solver::block_update_norm2(e, n, size, basis.data(), h.data(), w.data());
-    });
+    double norm_squared = project(exec, reduction, n, size, basis, w, h);
     for (int i = 0; i < size; ++i) H[i][k] = h[i];
     if (norm_squared < 1e-6 * h[size]) {  // lost more than 99.9% of ||w||: again
-      norm_squared = exec.visit([&](const auto& e) {
-        kernels::solver::block_dot(e, n, size, basis.data(), w.data(), h2.data());
-        return kernels::solver::block_update_norm2(e, n, size, basis.data(), h2.data(),
-                                                   w.data());
-      });
+      norm_squared = project(exec, reduction, n, size, basis, w, h2);
       for (int i = 0; i < size; ++i) H[i][k] += h2[i];
     }
     H[k + 1][k] = std::sqrt(norm_squared);
@@ -266,9 +280,11 @@ double arnoldi_spectral_radius(const CsrMatrix<T>& A, const Vector<T>& d, int st
   return hessenberg_spectral_radius(H, k);
 }
 
-template double lanczos_max_eigenvalue<double>(const CsrMatrix<double>&, int);
-template double arnoldi_spectral_radius<double>(const CsrMatrix<double>&, int);
-template double arnoldi_spectral_radius<double>(const CsrMatrix<double>&, const Vector<double>&,
-                                                int);
+template double lanczos_max_eigenvalue<double>(const LevelOperator<double>&, int,
+                                               const Reduction<double>&);
+template double arnoldi_spectral_radius<double>(const LevelOperator<double>&, int,
+                                                const Reduction<double>&);
+template double arnoldi_spectral_radius<double>(const LevelOperator<double>&, const Vector<double>&,
+                                                int, const Reduction<double>&);
 
 }  // namespace strata

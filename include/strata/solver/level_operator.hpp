@@ -1,0 +1,236 @@
+#pragma once
+/// \file
+/// The level-operator contract: what an assembled operator provides so that
+/// it can be a level of an AMG hierarchy, be smoothed (Jacobi, l1-Jacobi,
+/// Chebyshev), have its spectrum estimated, be the coarsest level's direct
+/// solve, and form the Galerkin product R A P with a value-only recompute.
+///
+/// The hierarchy, the cycles, the smoothers and the spectral estimates see
+/// only this contract, so a new kind of level (a block matrix today, a
+/// distributed matrix with MPI, a structured-grid operator) plugs in without
+/// touching them, and a coarsening may hand the next level a different kind
+/// than its own (scalar fine level, block coarse levels). CsrOperator and
+/// BsrOperator are the kinds the library ships.
+///
+/// Why run-time polymorphism rather than a template over the matrix type:
+/// levels of one hierarchy may differ in kind, so a compile-time parameter
+/// would need a closed variant (and a kind defined outside the library could
+/// not join it); each virtual call here launches a whole kernel, so its cost
+/// is nothing beside the work; and the hierarchy and smoothers are compiled
+/// once per value type instead of once per combination of level kinds, which
+/// keeps the CUDA build light.
+///
+/// Ownership: operators share ownership of their matrices
+/// (std::shared_ptr), so a caller may drop its handle as soon as it has made
+/// the operator; nothing here needs the caller's objects to outlive it.
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "strata/matrix/bsr.hpp"
+#include "strata/matrix/csr.hpp"
+#include "strata/solver/operator.hpp"
+
+namespace strata {
+
+/// The diagonal scalings smoothers and spectral estimates divide by.
+enum class DiagonalScaling {
+  /// d_i = 1 / a_ii (Jacobi, Chebyshev in D^-1 A, Arnoldi).
+  inverse_diagonal,
+  /// d_i = 1 / sum_j |a_ij|, the l1 norm of row i (l1-Jacobi).
+  inverse_l1_norm,
+  /// d_i = 1 / sqrt(a_ii), for the symmetric D^-1/2 A D^-1/2 of Lanczos
+  /// (a_ii must be positive).
+  inverse_sqrt_diagonal,
+};
+
+template <class T>
+class LevelOperator;
+
+/// A coarse operator A_c = R A P, kept so that a value-only resetup can
+/// recompute it on the stored patterns.
+template <class T>
+class CoarseProduct {
+ public:
+  virtual ~CoarseProduct() = default;
+  /// A_c. The object stays the same across recompute() (its values change
+  /// in place), so holders of the pointer see the new values.
+  virtual std::shared_ptr<const LevelOperator<T>> result() const = 0;
+  /// New values of R, A and P with the patterns (and kinds) of construction.
+  virtual void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                         const LevelOperator<T>& P) = 0;
+};
+
+/// The contract of one level (see the file comment). A LevelOperator lives
+/// on one executor and takes vectors there; its scalar sizes are rows() and
+/// cols(). Implementations check operand locations and sizes like the
+/// matrix functions they call (location_mismatch, dimension_mismatch).
+template <class T>
+class LevelOperator : public LinearOperator<T> {
+ public:
+  using LinearOperator<T>::apply;
+
+  /// Kind for messages and summaries ("CSR", "BSR 3x3", ...).
+  virtual std::string kind() const = 0;
+  /// Stored scalar entries (explicit zeros of stored blocks included): what
+  /// operator complexity counts.
+  virtual size_type nnz() const = 0;
+  /// {shortest, longest} row in stored scalar entries ({0, 0} without rows).
+  virtual std::pair<size_type, size_type> row_nnz_range() const = 0;
+
+  /// y = alpha A x + beta z. z may be y; x must be neither. With beta == 0,
+  /// z is not read (NaN in it is ignored).
+  virtual void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
+                     Vector<T>& y) const = 0;
+  /// y = A x.
+  void apply(const Vector<T>& x, Vector<T>& y) const override { apply(T{1}, x, T{0}, y, y); }
+  /// r = b - A x (r may be b; x must not be r). A kind may fuse it.
+  virtual void residual(const Vector<T>& b, const Vector<T>& x, Vector<T>& r) const {
+    apply(T{-1}, x, T{1}, b, r);
+  }
+
+  /// d = the scaling `kind` of every row (square operators). Returns the
+  /// first row whose scaling cannot be formed (a zero, missing or non-finite
+  /// diagonal entry or row norm; a diagonal entry that is not positive for
+  /// inverse_sqrt_diagonal), or -1 when every row could. d has rows()
+  /// entries on executor().
+  virtual size_type scaling(DiagonalScaling kind, Vector<T>& d) const = 0;
+
+  /// One Jacobi sweep from x0 into x: x = x0 + d .* (b - A x0) (x and x0 in
+  /// separate storage). The default takes three passes; a kind may do it in
+  /// one pass over A (CSR does).
+  virtual void jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
+                            Vector<T>& x) const {
+    residual(b, x0, x);
+    pointwise_multiply(d, x, x);
+    axpy(T{1}, x0, x);
+  }
+
+  /// The operator as a dense column-major rows() x cols() array on
+  /// executor(), for the direct solve of the coarsest level (called only
+  /// for small levels).
+  virtual Array<T> to_dense() const = 0;
+
+  /// A_c = R A P with this operator as A, kept for value-only recompute.
+  /// Throws invalid_argument when this kind cannot multiply with the kinds
+  /// of R and P (naming them).
+  virtual std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
+                                                     const LevelOperator<T>& P) const = 0;
+
+  /// A deep copy on the same executor (a coarse operator kept without the
+  /// product that made it).
+  virtual std::shared_ptr<const LevelOperator<T>> clone() const = 0;
+};
+
+/// A CSR matrix as a level operator (and as the operator of a Krylov solve).
+template <class T>
+class CsrOperator final : public LevelOperator<T> {
+ public:
+  /// Shares ownership of A (invalid_argument when null).
+  explicit CsrOperator(std::shared_ptr<const CsrMatrix<T>> A);
+  /// Takes A over.
+  explicit CsrOperator(CsrMatrix<T>&& A)
+      : CsrOperator(std::make_shared<const CsrMatrix<T>>(std::move(A))) {}
+
+  const CsrMatrix<T>& matrix() const noexcept { return *A_; }
+  const std::shared_ptr<const CsrMatrix<T>>& shared_matrix() const noexcept { return A_; }
+
+  size_type rows() const override { return A_->rows(); }
+  size_type cols() const override { return A_->cols(); }
+  const Executor& executor() const override { return A_->executor(); }
+  std::string describe() const override;
+  std::string kind() const override { return "CSR"; }
+  size_type nnz() const override { return A_->nnz(); }
+  std::pair<size_type, size_type> row_nnz_range() const override;
+
+  using LevelOperator<T>::apply;
+  void apply(const Vector<T>& x, Vector<T>& y) const override { spmv(*A_, x, y); }
+  void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z, Vector<T>& y) const override {
+    spmv(alpha, *A_, x, beta, z, y);
+  }
+  T apply_dot(const Vector<T>& x, Vector<T>& y) const override { return spmv_dot(*A_, x, y); }
+  void residual(const Vector<T>& b, const Vector<T>& x, Vector<T>& r) const override {
+    strata::residual(*A_, b, x, r);
+  }
+  size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
+  void jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
+                    Vector<T>& x) const override;
+  Array<T> to_dense() const override;
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
+                                             const LevelOperator<T>& P) const override;
+  std::shared_ptr<const LevelOperator<T>> clone() const override;
+
+ private:
+  std::shared_ptr<const CsrMatrix<T>> A_;
+};
+
+/// A block CSR matrix (independent row and column block sizes) as a level
+/// operator. Vectors are scalar (rows() entries), blocks contiguous.
+template <class T>
+class BsrOperator final : public LevelOperator<T> {
+ public:
+  /// Shares ownership of A (invalid_argument when null).
+  explicit BsrOperator(std::shared_ptr<const BsrMatrix<T>> A);
+  /// Takes A over.
+  explicit BsrOperator(BsrMatrix<T>&& A)
+      : BsrOperator(std::make_shared<const BsrMatrix<T>>(std::move(A))) {}
+
+  const BsrMatrix<T>& matrix() const noexcept { return *A_; }
+  const std::shared_ptr<const BsrMatrix<T>>& shared_matrix() const noexcept { return A_; }
+
+  size_type rows() const override { return A_->rows(); }
+  size_type cols() const override { return A_->cols(); }
+  const Executor& executor() const override { return A_->executor(); }
+  std::string describe() const override;
+  std::string kind() const override;
+  size_type nnz() const override { return A_->nnz(); }
+  std::pair<size_type, size_type> row_nnz_range() const override;
+
+  using LevelOperator<T>::apply;
+  void apply(const Vector<T>& x, Vector<T>& y) const override { spmv(*A_, x, y); }
+  void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z, Vector<T>& y) const override;
+  /// Square blocks only (invalid_argument otherwise): the diagonal entries
+  /// sit in the diagonal blocks.
+  size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
+  Array<T> to_dense() const override;
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
+                                             const LevelOperator<T>& P) const override;
+  std::shared_ptr<const LevelOperator<T>> clone() const override;
+
+ private:
+  std::shared_ptr<const BsrMatrix<T>> A_;
+};
+
+/// A_c = R A P for the kinds the library ships (each of R, A, P a
+/// CsrOperator or a BsrOperator): two row-wise sparse products when all
+/// three are CSR; otherwise the block operands are expanded to CSR, the same
+/// products run, and A_c comes back as a BSR matrix with R's row blocks and
+/// P's column blocks (a blocked product that keeps the blocks throughout is
+/// the smoothed-aggregation work still to come). Throws invalid_argument
+/// naming the kinds for any other kind.
+template <class T>
+std::unique_ptr<CoarseProduct<T>> make_coarse_product(const LevelOperator<T>& R,
+                                                      const LevelOperator<T>& A,
+                                                      const LevelOperator<T>& P);
+
+/// The CSR matrix of a level that must be CSR (classical and aggregation
+/// coarsening work on scalar CSR levels). Throws invalid_argument naming
+/// `who` and the kind it got.
+template <class T>
+const CsrMatrix<T>& csr_matrix(const LevelOperator<T>& A, const char* who);
+
+/// Hands a matrix over to shared ownership: share(gallery::poisson3d(...)).
+/// The pointer converts to the std::shared_ptr<const ...> that operators,
+/// smoothers and hierarchies take; the caller may keep it to change values
+/// in place before a resetup.
+template <class T>
+std::shared_ptr<CsrMatrix<T>> share(CsrMatrix<T>&& A) {
+  return std::make_shared<CsrMatrix<T>>(std::move(A));
+}
+template <class T>
+std::shared_ptr<BsrMatrix<T>> share(BsrMatrix<T>&& A) {
+  return std::make_shared<BsrMatrix<T>>(std::move(A));
+}
+
+}  // namespace strata

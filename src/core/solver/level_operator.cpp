@@ -1,0 +1,308 @@
+// The level kinds the library ships (CSR, BSR) and the Galerkin products
+// between them.
+
+#include "strata/solver/level_operator.hpp"
+
+#include <optional>
+#include <string>
+
+#include "kernels/amg/coarse_solve_kernels.hpp"
+#include "kernels/matrix/csr_kernels.hpp"
+#include "kernels/solver/solver_kernels.hpp"
+#include "strata/matrix/galerkin.hpp"
+
+namespace strata {
+
+namespace {
+
+template <class T>
+std::pair<size_type, size_type> row_range(const Executor& exec, size_type rows,
+                                          const Array<offset_type>& row_ptr) {
+  if (rows == 0) return {0, 0};
+  return exec.visit(
+      [&](const auto& e) { return kernels::csr::row_length_range(e, rows, row_ptr.data()); });
+}
+
+template <class T>
+Array<T> dense_of(const CsrMatrix<T>& A) {
+  require(A.rows() == A.cols(), "LevelOperator::to_dense: the operator must be square, it is " +
+                                    std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+  const size_type n = A.rows();
+  Array<T> dense(A.executor(), n * n);
+  A.executor().visit([&](const auto& e) {
+    kernels::amg::csr_to_dense(e, n, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+                               dense.data());
+  });
+  return dense;
+}
+
+/// R A P by two row-wise sparse products, R (A P), on CSR operands.
+template <class T>
+class SpgemmCoarseProduct final : public CoarseProduct<T> {
+ public:
+  SpgemmCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P)
+      : product_(std::make_shared<GalerkinProduct<CsrMatrix<T>>>(R, A, P)),
+        op_(std::make_shared<const CsrOperator<T>>(
+            std::shared_ptr<const CsrMatrix<T>>(product_, &product_->result()))) {}
+  std::shared_ptr<const LevelOperator<T>> result() const override { return op_; }
+  void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                 const LevelOperator<T>& P) override {
+    const char* who = "Galerkin product (CSR) recompute";
+    product_->recompute(csr_matrix(R, who), csr_matrix(A, who), csr_matrix(P, who));
+  }
+
+ private:
+  // Holders of op_ keep the product (and so A_c) alive.
+  std::shared_ptr<GalerkinProduct<CsrMatrix<T>>> product_;
+  std::shared_ptr<const CsrOperator<T>> op_;
+};
+
+/// The CSR form of a CSR or BSR operand (a copy for BSR).
+template <class T>
+struct ScalarForm {
+  const CsrMatrix<T>* matrix = nullptr;
+  CsrMatrix<T> expanded;
+  ScalarForm(const LevelOperator<T>& A, const char* who) {
+    if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A)) {
+      matrix = &csr->matrix();
+    } else if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
+      expanded = to_csr(bsr->matrix());
+      matrix = &expanded;
+    } else {
+      throw invalid_argument(std::string(who) + ": an operand is a " + A.kind() +
+                             " operator; the library multiplies CSR and BSR operators only (a "
+                             "coarsening with other kinds provides its own galerkin())");
+    }
+  }
+};
+
+/// R A P where R or P (or A) is a block matrix: the operands expanded to
+/// CSR, the two products on them, and A_c gathered back into R's row blocks
+/// and P's column blocks. The result object keeps its pattern; recompute()
+/// writes new values into it.
+template <class T>
+class ExpandedBlockCoarseProduct final : public CoarseProduct<T> {
+ public:
+  ExpandedBlockCoarseProduct(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                             const LevelOperator<T>& P, int row_block, int col_block) {
+    const char* who = "Galerkin product (block)";
+    const ScalarForm<T> r(R, who), a(A, who), p(P, who);
+    product_.emplace(*r.matrix, *a.matrix, *p.matrix);
+    Ac_ = std::make_shared<BsrMatrix<T>>(to_bsr(product_->result(), row_block, col_block));
+    op_ = std::make_shared<const BsrOperator<T>>(Ac_);
+  }
+  std::shared_ptr<const LevelOperator<T>> result() const override { return op_; }
+  void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                 const LevelOperator<T>& P) override {
+    const char* who = "Galerkin product (block) recompute";
+    const ScalarForm<T> r(R, who), a(A, who), p(P, who);
+    product_->recompute(*r.matrix, *a.matrix, *p.matrix);
+    const BsrMatrix<T> fresh =
+        to_bsr(product_->result(), Ac_->row_block_size(), Ac_->col_block_size());
+    require(fresh.num_blocks() == Ac_->num_blocks(),
+            "Galerkin product (block) recompute: the block pattern changed");
+    copy(fresh.values(), Ac_->values());
+  }
+
+ private:
+  std::optional<GalerkinProduct<CsrMatrix<T>>> product_;
+  std::shared_ptr<BsrMatrix<T>> Ac_;
+  std::shared_ptr<const BsrOperator<T>> op_;
+};
+
+template <class T>
+int row_block_of(const LevelOperator<T>& A) {
+  const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A);
+  return bsr ? bsr->matrix().row_block_size() : 1;
+}
+
+template <class T>
+int col_block_of(const LevelOperator<T>& A) {
+  const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A);
+  return bsr ? bsr->matrix().col_block_size() : 1;
+}
+
+kernels::solver::Scaling kernel_scaling(DiagonalScaling kind) {
+  switch (kind) {
+    case DiagonalScaling::inverse_diagonal:
+      return kernels::solver::Scaling::inverse_diagonal;
+    case DiagonalScaling::inverse_l1_norm:
+      return kernels::solver::Scaling::inverse_l1_norm;
+    case DiagonalScaling::inverse_sqrt_diagonal:
+      return kernels::solver::Scaling::inverse_sqrt_diagonal;
+  }
+  throw invalid_argument("LevelOperator::scaling: unknown kind " +
+                         std::to_string(static_cast<int>(kind)));
+}
+
+template <class T>
+size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d) {
+  check_location(A.executor(), d.executor(), "d", "A");
+  if (A.rows() != A.cols() || d.size() != A.rows()) {
+    throw dimension_mismatch(
+        "LevelOperator::scaling: needs a square operator and d with one "
+        "entry per row; A is " +
+        std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", d has " +
+        std::to_string(d.size()));
+  }
+  return A.executor().visit([&](const auto& e) {
+    return kernels::solver::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
+                                             A.values().data(), kernel_scaling(kind), d.data());
+  });
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------- CSR
+
+template <class T>
+CsrOperator<T>::CsrOperator(std::shared_ptr<const CsrMatrix<T>> A) : A_(std::move(A)) {
+  require(A_ != nullptr, "CsrOperator: the matrix is null");
+}
+
+template <class T>
+std::string CsrOperator<T>::describe() const {
+  return "CSR " + std::to_string(A_->rows()) + "x" + std::to_string(A_->cols()) + ", " +
+         std::to_string(A_->nnz()) + " nonzeros";
+}
+
+template <class T>
+std::pair<size_type, size_type> CsrOperator<T>::row_nnz_range() const {
+  return row_range<T>(A_->executor(), A_->rows(), A_->row_ptr());
+}
+
+template <class T>
+size_type CsrOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
+  return csr_scaling(*A_, kind, d);
+}
+
+template <class T>
+void CsrOperator<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
+                                  Vector<T>& x) const {
+  const CsrMatrix<T>& A = *A_;
+  const Executor& exec = A.executor();
+  check_location(exec, d.executor(), "d", "A");
+  check_location(exec, b.executor(), "b", "A");
+  check_location(exec, x0.executor(), "x0", "A");
+  check_location(exec, x.executor(), "x", "A");
+  if (A.rows() != A.cols() || d.size() != A.rows() || b.size() != A.rows() ||
+      x0.size() != A.rows() || x.size() != A.rows()) {
+    throw dimension_mismatch(
+        "jacobi_sweep: A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+        ", d, b, x0 and x have " + std::to_string(d.size()) + ", " + std::to_string(b.size()) +
+        ", " + std::to_string(x0.size()) + " and " + std::to_string(x.size()) + " entries");
+  }
+  require(x0.data() != x.data() || x.size() == 0,
+          "jacobi_sweep: x0 and x must be in separate storage");
+  exec.visit([&](const auto& e) {
+    kernels::csr::jacobi_sweep(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(),
+                               A.col_idx().data(), A.values().data(), d.data(), b.data(), x0.data(),
+                               x.data());
+  });
+}
+
+template <class T>
+Array<T> CsrOperator<T>::to_dense() const {
+  return dense_of(*A_);
+}
+
+template <class T>
+std::unique_ptr<CoarseProduct<T>> CsrOperator<T>::galerkin(const LevelOperator<T>& R,
+                                                           const LevelOperator<T>& P) const {
+  return make_coarse_product(R, *this, P);
+}
+
+template <class T>
+std::shared_ptr<const LevelOperator<T>> CsrOperator<T>::clone() const {
+  return std::make_shared<const CsrOperator<T>>(A_->clone());
+}
+
+// ------------------------------------------------------------------- BSR
+
+template <class T>
+BsrOperator<T>::BsrOperator(std::shared_ptr<const BsrMatrix<T>> A) : A_(std::move(A)) {
+  require(A_ != nullptr, "BsrOperator: the matrix is null");
+}
+
+template <class T>
+std::string BsrOperator<T>::kind() const {
+  return "BSR " + std::to_string(A_->row_block_size()) + "x" + std::to_string(A_->col_block_size());
+}
+
+template <class T>
+std::string BsrOperator<T>::describe() const {
+  return kind() + " " + std::to_string(A_->rows()) + "x" + std::to_string(A_->cols()) + ", " +
+         std::to_string(A_->num_blocks()) + " blocks";
+}
+
+template <class T>
+std::pair<size_type, size_type> BsrOperator<T>::row_nnz_range() const {
+  // Every scalar row of block row I holds (blocks of I) * c entries.
+  const auto [lo, hi] = row_range<T>(A_->executor(), A_->block_rows(), A_->row_ptr());
+  return {lo * A_->col_block_size(), hi * A_->col_block_size()};
+}
+
+template <class T>
+void BsrOperator<T>::apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
+                           Vector<T>& y) const {
+  if (beta != T{0} && z.data() != y.data()) copy(z.values(), y.values());
+  spmv(alpha, *A_, x, beta, y);
+}
+
+template <class T>
+size_type BsrOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
+  require(
+      A_->row_block_size() == A_->col_block_size(),
+      "BsrOperator::scaling: the diagonal needs square blocks, this operator is " + this->kind());
+  // The scalar form holds the same rows in the same order (blocks expanded).
+  return csr_scaling(to_csr(*A_), kind, d);
+}
+
+template <class T>
+Array<T> BsrOperator<T>::to_dense() const {
+  return dense_of(to_csr(*A_));
+}
+
+template <class T>
+std::unique_ptr<CoarseProduct<T>> BsrOperator<T>::galerkin(const LevelOperator<T>& R,
+                                                           const LevelOperator<T>& P) const {
+  return make_coarse_product(R, *this, P);
+}
+
+template <class T>
+std::shared_ptr<const LevelOperator<T>> BsrOperator<T>::clone() const {
+  return std::make_shared<const BsrOperator<T>>(A_->clone());
+}
+
+// ------------------------------------------------------- the products
+
+template <class T>
+std::unique_ptr<CoarseProduct<T>> make_coarse_product(const LevelOperator<T>& R,
+                                                      const LevelOperator<T>& A,
+                                                      const LevelOperator<T>& P) {
+  const auto* r = dynamic_cast<const CsrOperator<T>*>(&R);
+  const auto* a = dynamic_cast<const CsrOperator<T>*>(&A);
+  const auto* p = dynamic_cast<const CsrOperator<T>*>(&P);
+  if (r && a && p) {
+    return std::make_unique<SpgemmCoarseProduct<T>>(r->matrix(), a->matrix(), p->matrix());
+  }
+  return std::make_unique<ExpandedBlockCoarseProduct<T>>(R, A, P, row_block_of(R), col_block_of(P));
+}
+
+template <class T>
+const CsrMatrix<T>& csr_matrix(const LevelOperator<T>& A, const char* who) {
+  const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A);
+  if (!csr) {
+    throw invalid_argument(std::string(who) + " needs a CSR level, got a " + A.kind() +
+                           " operator (" + A.describe() + ")");
+  }
+  return csr->matrix();
+}
+
+template class CsrOperator<double>;
+template class BsrOperator<double>;
+template std::unique_ptr<CoarseProduct<double>> make_coarse_product<double>(
+    const LevelOperator<double>&, const LevelOperator<double>&, const LevelOperator<double>&);
+template const CsrMatrix<double>& csr_matrix<double>(const LevelOperator<double>&, const char*);
+
+}  // namespace strata
