@@ -98,8 +98,9 @@ std::vector<Config> configs(int dimension, bool with_classical) {
   return out;
 }
 
-Result run(const std::string& problem, const CsrMatrix<double>& A, const Config& c,
-           const Options& o, bool print_hierarchy) {
+Result run(const std::string& problem, const std::shared_ptr<const CsrMatrix<double>>& shared_A,
+           const Config& c, const Options& o, bool print_hierarchy) {
+  const CsrMatrix<double>& A = *shared_A;
   const Executor& exec = A.executor();
   Result r;
   r.problem = problem;
@@ -113,7 +114,7 @@ Result run(const std::string& problem, const CsrMatrix<double>& A, const Config&
     H.reset();
     exec.synchronize();
     const auto t0 = Clock::now();
-    H = std::make_unique<amg::Hierarchy<double>>(A, c.coarsening(), c.params);
+    H = std::make_unique<amg::Hierarchy<double>>(shared_A, c.coarsening(), c.params);
     exec.synchronize();
     if (rep > 0) r.setup = std::min(r.setup, seconds_since(t0));
   }
@@ -124,7 +125,7 @@ Result run(const std::string& problem, const CsrMatrix<double>& A, const Config&
   r.stages = summary.setup_stage_seconds;
   if (print_hierarchy) std::printf("%s", amg::format_summary(summary).c_str());
   // Solve: a warm-up, then the best of two.
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(shared_A);
   Vector<double> b(exec, A.rows(), 1.0), x(exec, A.rows(), 0.0);
   r.solve = std::numeric_limits<double>::infinity();
   SolveInfo info;
@@ -147,7 +148,7 @@ Result run(const std::string& problem, const CsrMatrix<double>& A, const Config&
   for (int rep = 0; rep <= o.repeat; ++rep) {
     exec.synchronize();
     const auto t0 = Clock::now();
-    H->resetup(A);
+    H->resetup();
     exec.synchronize();
     if (rep > 0) r.resetup = std::min(r.resetup, seconds_since(t0));
   }
@@ -252,11 +253,11 @@ int main(int argc, char** argv) {
     if (c == "poisson7" || c == "diffusion27") {
       const bool p7 = c == "poisson7";
       const size_type n = p7 ? o.n7 : o.n27;
-      const auto A =
-          p7 ? gallery::poisson3d(exec, n, n, n) : gallery::diffusion3d_27pt(exec, n, n, n);
+      const std::shared_ptr<const CsrMatrix<double>> A = share(
+          p7 ? gallery::poisson3d(exec, n, n, n) : gallery::diffusion3d_27pt(exec, n, n, n));
       const std::string name = c + " " + std::to_string(n) + "^3";
-      std::printf("\n%s: %lld rows, %lld nonzeros\n", name.c_str(), (long long)A.rows(),
-                  (long long)A.nnz());
+      std::printf("\n%s: %lld rows, %lld nonzeros\n", name.c_str(), (long long)A->rows(),
+                  (long long)A->nnz());
       std::vector<Result> local;
       bool first = true;
       for (const auto& config : configs(3, o.classical)) {
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
       print_header();
       for (size_type n : {size_type{64}, size_type{128}, o.n7}) {
         if (n > o.n7) continue;
-        const auto A = gallery::poisson3d(exec, n, n, n);
+        const std::shared_ptr<const CsrMatrix<double>> A = share(gallery::poisson3d(exec, n, n, n));
         Options once = o;
         once.repeat = 1;
         for (int config : {0, 1}) {
@@ -287,7 +288,8 @@ int main(int argc, char** argv) {
         }
       }
     } else if (c == "aniso") {
-      const auto A = gallery::anisotropic2d(exec, o.na, o.na, 0.001, 0.0);
+      const std::shared_ptr<const CsrMatrix<double>> A =
+          share(gallery::anisotropic2d(exec, o.na, o.na, 0.001, 0.0));
       std::printf("\naniso2d %lld x %lld (epsilon 0.001): the paper's Table 1\n", (long long)o.na,
                   (long long)o.na);
       const auto r = run("aniso2d " + std::to_string(o.na), A, configs(2, false)[0], o, true);

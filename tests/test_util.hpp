@@ -27,10 +27,21 @@ inline std::string data_dir() { return STRATA_TEST_DATA_DIR; }
 
 }  // namespace strata::test
 
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "strata/solver/level_operator.hpp"
+
 namespace strata::test {
+
+/// A shared copy of A, for the objects that share ownership of their matrix
+/// (operators, smoothers, hierarchies). Test matrices are small; a copy
+/// leaves each test's own A as it was.
+template <class T>
+std::shared_ptr<const CsrMatrix<T>> shared(const CsrMatrix<T>& A) {
+  return share(A.clone());
+}
 
 /// Test fixture parameter: which executor to run on. Device instances skip
 /// visibly when no GPU is present.

@@ -204,12 +204,12 @@ TEST_P(AggregationStages, InterpolationHasOrthonormalColumnsAndCarriesB) {
     const auto S = amg::strength_graph(A, 0.25);
     const auto a = amg::aggregate(S, 1);
     const auto I = amg::piecewise_constant_interpolation(a, B, columns);
-    const auto& P = I.transfer.P;
+    const auto& P = I.P;
     EXPECT_EQ(I.dropped, 0);
     EXPECT_EQ(P.cols(), a.count() * columns);
     EXPECT_EQ(P.nnz(), A.rows() * columns);
     // P^T P = I (R = P^T by construction).
-    const auto PtP = spgemm(I.transfer.R, P).to(Executor::host());
+    const auto PtP = spgemm(I.R, P).to(Executor::host());
     const auto rp = PtP.row_ptr().to_vector();
     const auto ci = PtP.col_idx().to_vector();
     const auto va = PtP.values().to_vector();
@@ -255,9 +255,9 @@ TEST_P(AggregationStages, RankDeficientAggregatesDropColumns) {
   const auto a = amg::aggregate(S, 1);
   const auto I = amg::piecewise_constant_interpolation(a, Array<double>(exec(), B), 3);
   EXPECT_EQ(I.dropped, a.count());
-  EXPECT_EQ(I.transfer.P.cols(), 2 * a.count());
+  EXPECT_EQ(I.P.cols(), 2 * a.count());
   EXPECT_EQ(I.coarse_near_null_space.size(), 2 * a.count() * 3);
-  const auto PtP = spgemm(I.transfer.R, I.transfer.P).to(Executor::host());
+  const auto PtP = spgemm(I.R, I.P).to(Executor::host());
   const auto pci = PtP.col_idx().to_vector();
   const auto pva = PtP.values().to_vector();
   const auto prp = PtP.row_ptr().to_vector();
@@ -331,19 +331,20 @@ TEST_P(AggregationStages, GalerkinBySortReduceEqualsSpgemmAndRecomputes) {
       const auto S = amg::strength_graph(A, 0.25);
       const auto a = amg::aggregate(S, 5);
       const auto I = amg::piecewise_constant_interpolation(a, Array<double>(exec(), B), columns);
-      const auto& [P, R] = I.transfer;
+      const auto& P = I.P;
+      const auto& R = I.R;
       amg::SortReduceCoarseProduct<double> sorted(R, A, P);
       const auto reference = galerkin_product(R, A, P);
       const std::string what = name + ", k = " + std::to_string(columns);
-      expect_same_matrix(sorted.result(), reference, 1e-13, what);
+      expect_same_matrix(sorted.matrix(), reference, 1e-13, what);
       // Row-combined: fewer than one product per nonzero and pair of P entries.
       EXPECT_LT(sorted.contributions(), A.nnz() * columns * columns) << what;
       // A value-only recompute equals a fresh product, bit for bit.
       const auto A2 = perturbed(A, 3);
       sorted.recompute(R, A2, P);
       amg::SortReduceCoarseProduct<double> fresh(R, A2, P);
-      expect_same_matrix(sorted.result(), fresh.result(), 0.0, what + " recompute");
-      expect_same_matrix(sorted.result(), galerkin_product(R, A2, P), 1e-13, what + " vs spgemm");
+      expect_same_matrix(sorted.matrix(), fresh.matrix(), 0.0, what + " recompute");
+      expect_same_matrix(sorted.matrix(), galerkin_product(R, A2, P), 1e-13, what + " vs spgemm");
       EXPECT_THROW(sorted.recompute(R, gallery::poisson2d(exec(), 5, 5), P), invalid_argument);
     }
   }
@@ -376,9 +377,9 @@ TEST_P(AggregationStages, ParametersAreValidated) {
   const auto A = gallery::poisson2d(exec(), 10, 10);
   std::vector<Vector<double>> short_b;
   short_b.emplace_back(exec(), 99, 1.0);
-  EXPECT_THROW(Hierarchy<double>(A, aggregation(2, std::move(short_b)), {.coarse_size = 10}),
+  EXPECT_THROW(Hierarchy<double>(test::shared(A), aggregation(2, std::move(short_b)), {.coarse_size = 10}),
                dimension_mismatch);
-  EXPECT_THROW(Hierarchy<double>(A, aggregation(2), {.kcycle_levels = -1}), invalid_argument);
+  EXPECT_THROW(Hierarchy<double>(test::shared(A), aggregation(2), {.kcycle_levels = -1}), invalid_argument);
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(AggregationStages);
@@ -391,7 +392,7 @@ TEST_P(AggregationAmg, AnisotropicHierarchyLooksLikeTableOne) {
   // The paper's Table 1 (1000x1000): nnz/row 5.0, 6.44, 6.79, 6.77, 6.39, ...
   // and coarsening ratios 3.6, 3.6, 3.5, 3.5, ... Here 256x256.
   const auto A = gallery::anisotropic2d(exec(), 256, 256, 0.001, 0.0);
-  Hierarchy<double> H(A, aggregation(2), kcycle_params());
+  Hierarchy<double> H(test::shared(A), aggregation(2), kcycle_params());
   const auto s = H.summary();
   std::printf("%s", amg::format_summary(s).c_str());
   ASSERT_GE(s.levels.size(), 5u);
@@ -408,7 +409,7 @@ TEST_P(AggregationAmg, AnisotropicHierarchyLooksLikeTableOne) {
   for (const char* stage : {"strength", "aggregation", "interpolation", "galerkin"}) {
     EXPECT_TRUE(s.setup_stage_seconds.count(stage)) << stage;
   }
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
   const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &H);
   std::printf("  aniso2d 256^2, FCG + K-cycle: %d iterations\n", info.iterations);
@@ -422,9 +423,9 @@ TEST_P(AggregationAmg, KcycleIsGridIndependentOnPoisson) {
   std::vector<int> iterations;
   for (size_type n : {size_type{32}, size_type{64}}) {
     const auto A = gallery::poisson3d(exec(), n, n, n);
-    Hierarchy<double> H(A, aggregation(3), kcycle_params());
+    Hierarchy<double> H(test::shared(A), aggregation(3), kcycle_params());
     EXPECT_FALSE(H.is_fixed());
-    MatrixOperator<double> op(A);
+    CsrOperator<double> op(test::shared(A));
     Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
     const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << info.message;
@@ -442,7 +443,7 @@ TEST_P(AggregationAmg, KcycleIsGridIndependentOnPoisson) {
 
 TEST_P(AggregationAmg, EveryOuterMethodAndFlavourConverges) {
   const auto A = gallery::poisson3d(exec(), 24, 24, 24);
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   Vector<double> b(exec(), A.rows(), 1.0);
   struct Case {
     const char* name;
@@ -465,7 +466,7 @@ TEST_P(AggregationAmg, EveryOuterMethodAndFlavourConverges) {
     auto hp = kcycle_params(c.cycle);
     hp.kcycle_flavour = c.flavour;
     hp.coarse_size = 50;  // three levels, so that the K-cycle has an inner Krylov level
-    Hierarchy<double> H(A, aggregation(3), hp);
+    Hierarchy<double> H(test::shared(A), aggregation(3), hp);
     EXPECT_EQ(H.is_fixed(), c.cycle != CycleType::K) << c.name;
     Vector<double> x(exec(), A.rows(), 0.0);
     const auto info = solve(c.method, op, b, x, &H);
@@ -480,9 +481,9 @@ TEST_P(AggregationAmg, EveryOuterMethodAndFlavourConverges) {
 
 TEST_P(AggregationAmg, KcycleNeedsAFlexibleMethodAndKcycleLevelsZeroIsV) {
   const auto A = gallery::poisson3d(exec(), 16, 16, 16);
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
-  Hierarchy<double> K(A, aggregation(3), {.coarse_size = 50, .cycle = CycleType::K});
+  Hierarchy<double> K(test::shared(A), aggregation(3), {.coarse_size = 50, .cycle = CycleType::K});
   ASSERT_GE(K.num_levels(), 3);
   EXPECT_FALSE(K.is_fixed());
   EXPECT_NE(K.describe().find("K(1,1)-cycle on 2 levels (cg)"), std::string::npos) << K.describe();
@@ -490,9 +491,9 @@ TEST_P(AggregationAmg, KcycleNeedsAFlexibleMethodAndKcycleLevelsZeroIsV) {
   EXPECT_THROW(solve(KrylovMethod{Gmres{}}, op, b, x, &K), invalid_argument);
   EXPECT_THROW(solve(KrylovMethod{Bicgstab{}}, op, b, x, &K), invalid_argument);
   // No inner Krylov level: the K-cycle is a V-cycle, the same linear map.
-  Hierarchy<double> K0(A, aggregation(3),
+  Hierarchy<double> K0(test::shared(A), aggregation(3),
                        {.coarse_size = 50, .cycle = CycleType::K, .kcycle_levels = 0});
-  Hierarchy<double> V(A, aggregation(3), {.coarse_size = 50, .cycle = CycleType::V});
+  Hierarchy<double> V(test::shared(A), aggregation(3), {.coarse_size = 50, .cycle = CycleType::V});
   EXPECT_TRUE(K0.is_fixed());
   Vector<double> x0(exec(), A.rows()), xv(exec(), A.rows());
   K0.apply(b, x0);
@@ -510,9 +511,9 @@ TEST_P(AggregationAmg, ResetupKeepsTheAggregatesAndEqualsAFreshSetup) {
   const auto A = gallery::poisson3d(exec(), 20, 20, 20);
   const auto A3 = scaled(A, 2.0);
   auto hp = kcycle_params(CycleType::V);
-  Hierarchy<double> H(A, aggregation(3), hp);
-  H.resetup(A3);
-  Hierarchy<double> fresh(A3, aggregation(3), hp);
+  Hierarchy<double> H(test::shared(A), aggregation(3), hp);
+  H.resetup(test::shared(A3));
+  Hierarchy<double> fresh(test::shared(A3), aggregation(3), hp);
   ASSERT_EQ(H.num_levels(), fresh.num_levels());
   for (int l = 1; l < H.num_levels(); ++l) {
     expect_same_matrix(H.level_matrix(l), fresh.level_matrix(l), 0.0, "level " + std::to_string(l));
@@ -526,8 +527,8 @@ TEST_P(AggregationAmg, ResetupKeepsTheAggregatesAndEqualsAFreshSetup) {
     ASSERT_NEAR(v1[i], v2[i], 1e-12 * (std::abs(v2[i]) + 1));
   // Other values, same pattern: still a good preconditioner.
   const auto Ap = perturbed(A, 9);
-  H.resetup(Ap);
-  MatrixOperator<double> op(Ap);
+  H.resetup(test::shared(Ap));
+  CsrOperator<double> op(test::shared(Ap));
   Vector<double> x(exec(), A.rows(), 0.0);
   const auto info = solve(KrylovMethod{Cg{tolerance()}}, op, b, x, &H);
   EXPECT_TRUE(info.converged()) << info.message;
@@ -536,9 +537,9 @@ TEST_P(AggregationAmg, ResetupKeepsTheAggregatesAndEqualsAFreshSetup) {
 
 TEST_P(AggregationAmg, GalerkinBySpgemmBuildsTheSameHierarchy) {
   const auto A = gallery::poisson2d(exec(), 64, 64);
-  Hierarchy<double> sorted(A, aggregation(2), {.coarse_size = 100});
-  Hierarchy<double> spgemm(
-      A, amg::make_aggregation_coarsening<double>({.dimension = 2, .galerkin_by_spgemm = true}),
+  Hierarchy<double> sorted(test::shared(A), aggregation(2), {.coarse_size = 100});
+  Hierarchy<double> spgemm(test::shared(
+      A), amg::make_aggregation_coarsening<double>({.dimension = 2, .galerkin_by_spgemm = true}),
       {.coarse_size = 100});
   // Level 1 comes from the same aggregates; below, rounding differences in
   // the two products may tip a borderline strength comparison.
@@ -568,7 +569,7 @@ TEST(AggregationDevice, HostAndDeviceBuildTheSameHierarchy) {
     EXPECT_EQ(ah.iterations, ad.iterations) << problem;
     // The whole hierarchy: same aggregates on every level, so the same
     // interpolation patterns and bit-identical coarse matrices.
-    Hierarchy<double> Hh(Ah, aggregation(dim)), Hd(Ad, aggregation(dim));
+    Hierarchy<double> Hh(test::shared(Ah), aggregation(dim)), Hd(test::shared(Ad), aggregation(dim));
     ASSERT_EQ(Hh.num_levels(), Hd.num_levels()) << problem;
     for (int l = 0; l + 1 < Hh.num_levels(); ++l) {
       const auto& Ph = Hh.level_interpolation(l);
@@ -588,8 +589,8 @@ TEST(AggregationDevice, KcycleGrowthFrom64To256IsAtMostThirtyPercent) {
   std::vector<int> iterations;
   for (size_type n : {size_type{64}, size_type{128}, size_type{256}}) {
     const auto A = gallery::poisson3d(d, n, n, n);
-    Hierarchy<double> H(A, aggregation(3), kcycle_params());
-    MatrixOperator<double> op(A);
+    Hierarchy<double> H(test::shared(A), aggregation(3), kcycle_params());
+    CsrOperator<double> op(test::shared(A));
     Vector<double> b(d, A.rows(), 1.0), x(d, A.rows(), 0.0);
     const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << info.message;
@@ -617,10 +618,10 @@ TEST(AggregationData, SharedMatricesConvergeWithKcycles) {
         File{"spe10/spe10_layer1_tpfa_teeman508.mtx", 2, true}}) {
     auto A = io::read_matrix_market(data(f.path));
     if (f.negate) A = scaled(A, -1.0);
-    MatrixOperator<double> op(A);
+    CsrOperator<double> op(test::shared(A));
     Vector<double> b(Executor::host(), A.rows(), 1.0);
     for (bool fgmres : {false, true}) {
-      Hierarchy<double> H(A, aggregation(f.dimension),
+      Hierarchy<double> H(test::shared(A), aggregation(f.dimension),
                           {.coarse_size = 100,
                            .cycle = CycleType::K,
                            .smoother = JacobiParams{.estimate_omega = true}});
@@ -642,9 +643,9 @@ class KrylovFcg : public test::OnExecutor {};
 
 TEST_P(KrylovFcg, EqualsPcgWithAFixedPreconditionerAndTakesAVariableOne) {
   const auto A = gallery::poisson2d(exec(), 40, 40);
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   Vector<double> b(exec(), A.rows(), 1.0);
-  auto M = make_smoother(A, JacobiParams{});
+  auto M = make_smoother(test::shared(A), JacobiParams{});
   Vector<double> x1(exec(), A.rows(), 0.0), x2(exec(), A.rows(), 0.0), x3(exec(), A.rows(), 0.0);
   const auto pcg = solve(KrylovMethod{Cg{tolerance()}}, op, b, x1, M.get());
   const auto fcg = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x2, M.get());
@@ -674,24 +675,24 @@ TEST_P(KrylovFcg, JacobiWithEstimatedOmegaIsFourThirdsOverRho) {
   // A 64 x 1 grid: tridiag(-1, 4, -1), rho(D^-1 A) = 1 + cos(pi/65)/2 < 1.5;
   // five Arnoldi steps approach it from below.
   const auto A = gallery::poisson2d(exec(), 64, 1);
-  auto S = make_smoother(A, JacobiParams{.estimate_omega = true});
+  auto S = make_smoother(test::shared(A), JacobiParams{.estimate_omega = true});
   const auto d = S->diagonal_scaling()->to_vector();
   const double omega = d[0] * 4.0;  // d = omega / a_ii
   EXPECT_GT(omega, 4.0 / (3.0 * 1.5));
   EXPECT_LT(omega, 4.0 / (3.0 * 1.3));
-  auto half = make_smoother(A, JacobiParams{.omega = 0.5, .estimate_omega = true});
+  auto half = make_smoother(test::shared(A), JacobiParams{.omega = 0.5, .estimate_omega = true});
   EXPECT_NEAR(half->diagonal_scaling()->to_vector()[0] * 4.0, 0.5 * omega, 1e-14);
-  EXPECT_THROW(make_smoother(A, JacobiParams{.estimate_omega = true, .estimation_steps = 11}),
+  EXPECT_THROW(make_smoother(test::shared(A), JacobiParams{.estimate_omega = true, .estimation_steps = 11}),
                invalid_argument);
   // Up to 5 steps the Arnoldi Ritz values come from the Krylov Gram matrix;
   // for symmetric A they are Lanczos's.
   const auto B = gallery::poisson2d(exec(), 30, 30);
   for (int steps : {1, 3, 5}) {
-    const double lanczos = lanczos_max_eigenvalue(B, steps);
-    EXPECT_NEAR(arnoldi_spectral_radius(B, steps), lanczos, 1e-7 * lanczos) << steps;
+    const double lanczos = lanczos_max_eigenvalue(CsrOperator<double>(test::shared(B)), steps);
+    EXPECT_NEAR(arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), steps), lanczos, 1e-7 * lanczos) << steps;
   }
   // Beyond 5 steps the classical Gram-Schmidt loop; both approach rho from below.
-  EXPECT_LE(arnoldi_spectral_radius(B, 5), arnoldi_spectral_radius(B, 8) * (1 + 1e-9));
+  EXPECT_LE(arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), 5), arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), 8) * (1 + 1e-9));
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(KrylovFcg);

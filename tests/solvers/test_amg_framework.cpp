@@ -29,11 +29,18 @@ CsrMatrix<double> laplacian1d(const Executor& e, size_type n, double scale = 1.0
                            Array<double>(e, va));
 }
 
+/// CSR operators P and R = P^T.
+amg::Transfer<double> transfer_of(CsrMatrix<double> P) {
+  CsrMatrix<double> R = transpose(P);
+  return {std::make_shared<const CsrOperator<double>>(std::move(P)),
+          std::make_shared<const CsrOperator<double>>(std::move(R))};
+}
+
 /// Coarse points are the odd fine points; even points interpolate linearly
 /// from their two coarse neighbours. Exact for smooth errors on a 1D chain.
 class LinearInterpolation1D final : public amg::Coarsening<double> {
  public:
-  std::optional<amg::Transfer<double>> coarsen(const CsrMatrix<double>& A, int,
+  std::optional<amg::Transfer<double>> coarsen(const LevelOperator<double>& A, int,
                                                amg::StageTimes& times) override {
     const size_type n = A.rows(), nc = (n - 1) / 2;
     if (nc < 1) return std::nullopt;
@@ -53,9 +60,7 @@ class LinearInterpolation1D final : public amg::Coarsening<double> {
     const auto h = Executor::host();
     CsrMatrix<double> P(n, nc, Array<offset_type>(h, rp), Array<index_type>(h, ci),
                         Array<double>(h, va));
-    amg::Transfer<double> t{P.to(A.executor()), {}};
-    t.R = transpose(t.P);
-    return t;
+    return transfer_of(P.to(A.executor()));
   }
   std::string name() const override { return "1D linear interpolation (test)"; }
 };
@@ -65,7 +70,7 @@ class LinearInterpolation1D final : public amg::Coarsening<double> {
 class Blocks1D final : public amg::Coarsening<double> {
  public:
   explicit Blocks1D(size_type ratio) : ratio_(ratio) {}
-  std::optional<amg::Transfer<double>> coarsen(const CsrMatrix<double>& A, int,
+  std::optional<amg::Transfer<double>> coarsen(const LevelOperator<double>& A, int,
                                                amg::StageTimes&) override {
     const size_type n = A.rows(), nc = (n + ratio_ - 1) / ratio_;
     std::vector<offset_type> rp(n + 1);
@@ -74,9 +79,7 @@ class Blocks1D final : public amg::Coarsening<double> {
     const auto h = Executor::host();
     CsrMatrix<double> P(n, nc, Array<offset_type>(h, rp), Array<index_type>(h, ci),
                         Array<double>(h, std::vector<double>(n, 1.0)));
-    amg::Transfer<double> t{P.to(A.executor()), {}};
-    t.R = transpose(t.P);
-    return t;
+    return transfer_of(P.to(A.executor()));
   }
   std::string name() const override { return "1D blocks (test)"; }
 
@@ -93,7 +96,7 @@ class AmgFramework : public test::OnExecutor {};
 
 TEST_P(AmgFramework, OneLevelIsADirectSolve) {
   const auto A = laplacian1d(exec(), 200);
-  amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 500});
+  amg::Hierarchy<double> H(test::shared(A), linear1d(), {.coarse_size = 500});
   EXPECT_EQ(H.num_levels(), 1);
   Vector<double> b(Array<double>(exec(), test::random_values(200, 1))), x(exec(), 200);
   H.apply(b, x);
@@ -132,7 +135,7 @@ TEST_P(AmgFramework, CoarseSolveInvertsEveryKindOfMatrix) {
         {"symmetric indefinite", tridiagonal(exec(), n, -1.0, alternating, -1.0)},
     };
     for (const auto& c : cases) {
-      amg::Hierarchy<double> H(c.A, linear1d(), {.max_levels = 1});
+      amg::Hierarchy<double> H(test::shared(c.A), linear1d(), {.max_levels = 1});
       EXPECT_EQ(H.summary().coarse_solver, "dense inverse of " + std::to_string(n) + " rows")
           << c.name;
       Vector<double> b(Array<double>(exec(), test::random_values(n, 7))), x(exec(), n);
@@ -149,7 +152,7 @@ TEST_P(AmgFramework, SingularCoarseMatrixIsSmoothedAndSaysWhy) {
   std::vector<double> diagonal(300, 2.0);
   diagonal.front() = diagonal.back() = 1.0;
   const auto A = tridiagonal(exec(), 300, -1.0, diagonal, -1.0);
-  amg::Hierarchy<double> H(A, linear1d(), {.max_levels = 1});
+  amg::Hierarchy<double> H(test::shared(A), linear1d(), {.max_levels = 1});
   const std::string how = H.summary().coarse_solver;
   EXPECT_NE(how.find("smoothing sweeps"), std::string::npos) << how;
   EXPECT_NE(how.find("singular"), std::string::npos) << how;
@@ -168,16 +171,16 @@ TEST_P(AmgFramework, CoarsestLevelIsTheLevelNearestCoarseSize) {
   // first level at most 600 rows has 100, but 1,000 is nearer 600 in ratio
   // (1000 / 600 < 600 / 100): the hierarchy stops there.
   const auto A = laplacian1d(exec(), 100000);
-  amg::Hierarchy<double> H(A, std::make_unique<Blocks1D>(10), {.coarse_size = 600});
+  amg::Hierarchy<double> H(test::shared(A), std::make_unique<Blocks1D>(10), {.coarse_size = 600});
   ASSERT_EQ(H.num_levels(), 3);
   EXPECT_EQ(H.level_matrix(2).rows(), 1000);
   // With coarse_size 200, 100 is the nearer (1000 / 200 > 200 / 100).
-  amg::Hierarchy<double> H200(A, std::make_unique<Blocks1D>(10), {.coarse_size = 200});
+  amg::Hierarchy<double> H200(test::shared(A), std::make_unique<Blocks1D>(10), {.coarse_size = 200});
   ASSERT_EQ(H200.num_levels(), 4);
   EXPECT_EQ(H200.level_matrix(3).rows(), 100);
   // Level 0 is always coarsened when it is larger than coarse_size.
   const auto small = laplacian1d(exec(), 1000);
-  amg::Hierarchy<double> S(small, std::make_unique<Blocks1D>(10), {.coarse_size = 600});
+  amg::Hierarchy<double> S(test::shared(small), std::make_unique<Blocks1D>(10), {.coarse_size = 600});
   EXPECT_EQ(S.num_levels(), 2);
 }
 
@@ -185,7 +188,7 @@ TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
   std::vector<int> cycles;
   for (size_type n : {size_type{1023}, size_type{16383}}) {
     const auto A = laplacian1d(exec(), n);
-    amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});
+    amg::Hierarchy<double> H(test::shared(A), linear1d(), {.coarse_size = 31});
     EXPECT_GE(H.num_levels(), 5);
     Vector<double> b(exec(), n, 1.0), x(exec(), n, 0.0);
     KrylovParams p;
@@ -201,10 +204,10 @@ TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
 
 TEST_P(AmgFramework, AsPreconditionerForCgWithEveryCycle) {
   const auto A = laplacian1d(exec(), 4095);
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   std::vector<int> iterations;
   for (amg::CycleType c : {amg::CycleType::V, amg::CycleType::W, amg::CycleType::F}) {
-    amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 15, .cycle = c});
+    amg::Hierarchy<double> H(test::shared(A), linear1d(), {.coarse_size = 15, .cycle = c});
     Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
     const auto info = solve(KrylovMethod{Cg{}}, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << amg::to_string(c) << ": " << info.message;
@@ -218,10 +221,10 @@ TEST_P(AmgFramework, AsPreconditionerForCgWithEveryCycle) {
 
 TEST_P(AmgFramework, ResetupEqualsAFreshSetup) {
   const auto A = laplacian1d(exec(), 1023);
-  amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});
+  amg::Hierarchy<double> H(test::shared(A), linear1d(), {.coarse_size = 31});
   const auto A2 = laplacian1d(exec(), 1023, 3.0);  // new values, same pattern
-  H.resetup(A2);
-  amg::Hierarchy<double> fresh(A2, linear1d(), {.coarse_size = 31});
+  H.resetup(test::shared(A2));
+  amg::Hierarchy<double> fresh(test::shared(A2), linear1d(), {.coarse_size = 31});
   Vector<double> b(Array<double>(exec(), test::random_values(1023, 2)));
   Vector<double> x1(exec(), 1023), x2(exec(), 1023);
   H.apply(b, x1);
@@ -229,13 +232,13 @@ TEST_P(AmgFramework, ResetupEqualsAFreshSetup) {
   const auto v1 = x1.to_vector(), v2 = x2.to_vector();
   for (std::size_t i = 0; i < v1.size(); ++i) ASSERT_NEAR(v1[i], v2[i], 1e-12 * std::abs(v2[i]) + 1e-15);
   EXPECT_EQ(H.level_matrix(1).nnz(), fresh.level_matrix(1).nnz());
-  EXPECT_THROW(H.resetup(laplacian1d(exec(), 1021)), invalid_argument);
+  EXPECT_THROW(H.resetup(test::shared(laplacian1d(exec(), 1021))), invalid_argument);
 }
 
 TEST_P(AmgFramework, DroppingResetupDataKeepsTheSameHierarchyAndRefusesResetup) {
   const auto A = laplacian1d(exec(), 4095);
-  amg::Hierarchy<double> kept(A, linear1d(), {.coarse_size = 31});
-  amg::Hierarchy<double> dropped(A, linear1d(), {.coarse_size = 31, .keep_resetup_data = false});
+  amg::Hierarchy<double> kept(test::shared(A), linear1d(), {.coarse_size = 31});
+  amg::Hierarchy<double> dropped(test::shared(A), linear1d(), {.coarse_size = 31, .keep_resetup_data = false});
   ASSERT_EQ(kept.num_levels(), dropped.num_levels());
   Vector<double> b(Array<double>(exec(), test::random_values(4095, 3)));
   Vector<double> x1(exec(), 4095), x2(exec(), 4095);
@@ -245,7 +248,7 @@ TEST_P(AmgFramework, DroppingResetupDataKeepsTheSameHierarchyAndRefusesResetup) 
   EXPECT_GT(kept.summary().setup_bytes, 0u);
   EXPECT_LT(dropped.summary().setup_bytes, kept.summary().setup_bytes);
   try {
-    dropped.resetup(A);
+    dropped.resetup(test::shared(A));
     ADD_FAILURE() << "resetup without its data did not throw";
   } catch (const invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("keep_resetup_data = false"), std::string::npos)
@@ -255,7 +258,7 @@ TEST_P(AmgFramework, DroppingResetupDataKeepsTheSameHierarchyAndRefusesResetup) 
 
 TEST_P(AmgFramework, SummaryCountsLevelsAndComplexities) {
   const auto A = laplacian1d(exec(), 1023);
-  amg::Hierarchy<double> H(A, linear1d(), {.coarse_size = 31});
+  amg::Hierarchy<double> H(test::shared(A), linear1d(), {.coarse_size = 31});
   const auto s = H.summary();
   ASSERT_EQ(int(s.levels.size()), H.num_levels());
   EXPECT_EQ(s.levels[0].rows, 1023);
@@ -273,9 +276,9 @@ TEST_P(AmgFramework, SummaryCountsLevelsAndComplexities) {
 
 TEST_P(AmgFramework, BadParametersThrow) {
   const auto A = laplacian1d(exec(), 50);
-  EXPECT_THROW(amg::Hierarchy<double>(A, linear1d(), {.max_levels = 0}), invalid_argument);
-  EXPECT_THROW(amg::Hierarchy<double>(A, nullptr), invalid_argument);
-  EXPECT_THROW(amg::Hierarchy<double>(A, linear1d(), {.pre_sweeps = -1}), invalid_argument);
+  EXPECT_THROW(amg::Hierarchy<double>(test::shared(A), linear1d(), {.max_levels = 0}), invalid_argument);
+  EXPECT_THROW(amg::Hierarchy<double>(test::shared(A), nullptr), invalid_argument);
+  EXPECT_THROW(amg::Hierarchy<double>(test::shared(A), linear1d(), {.pre_sweeps = -1}), invalid_argument);
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(AmgFramework);

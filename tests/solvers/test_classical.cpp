@@ -78,11 +78,11 @@ struct Outcome {
 /// (V(1,1), l1-Jacobi).
 Outcome amg_pcg(const CsrMatrix<double>& A, const ClassicalParams& params,
                 int max_iterations = 100) {
-  amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>(params));
+  amg::Hierarchy<double> H(test::shared(A), amg::make_classical_coarsening<double>(params));
   Vector<double> b(A.executor(), A.rows(), 1.0), x(A.executor(), A.rows(), 0.0);
   Cg cg;
   cg.params.max_iterations = max_iterations;
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   Outcome out{solve(KrylovMethod{cg}, op, b, x, &H), H.summary()};
   EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8);
   return out;
@@ -326,7 +326,7 @@ TEST_P(Classical, ChoicesDoNotDependOnRoundingDifferences) {
       auto c1 = amg::make_classical_coarsening<double>(p);
       const auto* r0 = c0.get();
       const auto* r1 = c1.get();
-      amg::Hierarchy<double> H0(A0, std::move(c0)), H1(A1, std::move(c1));
+      amg::Hierarchy<double> H0(test::shared(A0), std::move(c0)), H1(test::shared(A1), std::move(c1));
       ASSERT_EQ(H0.num_levels(), H1.num_levels());
       for (int l = 0; l < H0.num_levels(); ++l) {
         EXPECT_EQ(H0.level_matrix(l).nnz(), H1.level_matrix(l).nnz()) << "level " << l;
@@ -423,11 +423,11 @@ CsrMatrix<double> new_values(const CsrMatrix<double>& A, double scale, double sh
 /// hierarchy; with a diagonal shift the coarse levels' strength and
 /// truncation choices of a fresh setup may differ from the kept ones.
 void expect_resetup_equals_fresh(const CsrMatrix<double>& A, const ClassicalParams& p) {
-  amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>(p));
+  amg::Hierarchy<double> H(test::shared(A), amg::make_classical_coarsening<double>(p));
   for (const auto& [scale, shift] : {std::pair{3.0, 0.0}, std::pair{0.5, 0.05}}) {
     const CsrMatrix<double> A2 = new_values(A, scale, shift);
-    H.resetup(A2);
-    amg::Hierarchy<double> fresh(A2, amg::make_classical_coarsening<double>(p));
+    H.resetup(test::shared(A2));
+    amg::Hierarchy<double> fresh(test::shared(A2), amg::make_classical_coarsening<double>(p));
     ASSERT_GE(H.num_levels(), 2);
     EXPECT_EQ(H.level_matrix(1).rows(), fresh.level_matrix(1).rows());
     if (shift == 0.0) {
@@ -436,7 +436,7 @@ void expect_resetup_equals_fresh(const CsrMatrix<double>& A, const ClassicalPara
         EXPECT_EQ(H.level_matrix(l).nnz(), fresh.level_matrix(l).nnz()) << "level " << l;
       }
     }
-    MatrixOperator<double> op(A2);
+    CsrOperator<double> op(test::shared(A2));
     std::vector<int> iterations;
     for (const amg::Hierarchy<double>* M : {&H, &fresh}) {
       Vector<double> b(A2.executor(), A2.rows(), 1.0), x(A2.executor(), A2.rows(), 0.0);
@@ -459,8 +459,8 @@ TEST_P(Classical, DroppingResetupDataSavesMemoryAndKeepsTheSolve) {
   const auto A = gallery::poisson3d(exec(), 32, 32, 32);
   for (int aggressive : {0, 1}) {
     const ClassicalParams p{.aggressive_levels = aggressive};
-    amg::Hierarchy<double> kept(A, amg::make_classical_coarsening<double>(p));
-    amg::Hierarchy<double> dropped(A, amg::make_classical_coarsening<double>(p),
+    amg::Hierarchy<double> kept(test::shared(A), amg::make_classical_coarsening<double>(p));
+    amg::Hierarchy<double> dropped(test::shared(A), amg::make_classical_coarsening<double>(p),
                                    {.keep_resetup_data = false});
     ASSERT_EQ(kept.num_levels(), dropped.num_levels());
     Vector<double> b(Array<double>(exec(), test::random_values(A.rows(), 5)));
@@ -473,7 +473,7 @@ TEST_P(Classical, DroppingResetupDataSavesMemoryAndKeepsTheSolve) {
         << "aggressive " << aggressive;
     std::printf("  poisson3d 32^3, aggressive %d: hierarchy %.1f MB kept, %.1f MB dropped\n",
                 aggressive, kept.summary().setup_bytes / 1e6, dropped.summary().setup_bytes / 1e6);
-    EXPECT_THROW(dropped.resetup(A), invalid_argument);
+    EXPECT_THROW(dropped.resetup(test::shared(A)), invalid_argument);
   }
 }
 
@@ -490,7 +490,7 @@ TEST_P(Classical, SplittingIsReproducibleAndReachableFromTheCoarsening) {
   for (int run = 0; run < 2; ++run) {
     auto coarsening = amg::make_classical_coarsening<double>(ClassicalParams{.seed = 9});
     const auto* raw = coarsening.get();
-    amg::Hierarchy<double> H(A, std::move(coarsening), {.coarse_size = 50});
+    amg::Hierarchy<double> H(test::shared(A), std::move(coarsening), {.coarse_size = 50});
     ASSERT_GE(H.num_levels(), 3);
     splittings.push_back(amg::classical_splitting(*raw, 0).to_vector());
     const auto coarse = std::count(splittings.back().begin(), splittings.back().end(), 1);
@@ -534,7 +534,7 @@ void expect_same_hierarchy(const CsrMatrix<double>& A_host, const ClassicalParam
   auto cd = amg::make_classical_coarsening<double>(p);
   const auto* rh = ch.get();
   const auto* rd = cd.get();
-  amg::Hierarchy<double> Hh(A_host, std::move(ch)), Hd(A_dev, std::move(cd));
+  amg::Hierarchy<double> Hh(test::shared(A_host), std::move(ch)), Hd(test::shared(A_dev), std::move(cd));
   ASSERT_EQ(Hh.num_levels(), Hd.num_levels());
   for (int l = 0; l < Hh.num_levels(); ++l) {
     EXPECT_EQ(Hh.level_matrix(l).rows(), Hd.level_matrix(l).rows()) << "level " << l;

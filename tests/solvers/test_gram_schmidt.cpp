@@ -252,7 +252,7 @@ TEST_P(GmresBasis, StaysOrthonormalOnAnIllConditionedNonsymmetricProblem) {
   // Gram-Schmidt loses orthogonality.
   const auto A = gallery::convdiff3d(exec(), 16, 16, 16,
                                      {.velocity = {2000.0, -1000.0, 500.0}, .diffusion = 1.0});
-  MatrixOperator<double> op(A);
+  CsrOperator<double> op(test::shared(A));
   const int m = 30;
   for (const bool flexible : {false, true}) {
     HostColumns seen;
@@ -284,8 +284,8 @@ TEST_P(GmresBasis, IterationCountsAreNoWorseThanWithModifiedGramSchmidt) {
                         {"poisson3d", 30, false, 157},  {"poisson3d", 30, true, 157}};
   for (const Case& c : cases) {
     const auto A = gallery::generate(c.problem, 32, exec());
-    MatrixOperator<double> op(A);
-    auto M = make_smoother(A, JacobiParams{});
+    CsrOperator<double> op(test::shared(A));
+    auto M = make_smoother(test::shared(A), JacobiParams{});
     Vector<double> b(exec(), A.rows(), 1.0), x(exec(), A.rows(), 0.0);
     KrylovParams p;
     p.relative_tolerance = 1e-8;

@@ -22,19 +22,19 @@ TEST_P(Smoothers, LanczosAndArnoldiEstimateTheLargestEigenvalue) {
   const int n = 30;
   const auto A = gallery::poisson2d(exec(), n, n);
   const double exact = poisson2d_rho(n);
-  const double lanczos = lanczos_max_eigenvalue(A, 10);
+  const double lanczos = lanczos_max_eigenvalue(CsrOperator<double>(test::shared(A)), 10);
   EXPECT_LE(lanczos, exact * (1 + 1e-12));  // Ritz values approach from below
   EXPECT_GT(lanczos, 0.95 * exact);
-  const double arnoldi = arnoldi_spectral_radius(A, 10);
+  const double arnoldi = arnoldi_spectral_radius(CsrOperator<double>(test::shared(A)), 10);
   EXPECT_LE(arnoldi, exact * 1.02);
   EXPECT_GT(arnoldi, 0.9 * exact);
-  EXPECT_THROW(arnoldi_spectral_radius(A, 11), invalid_argument);
-  EXPECT_EQ(lanczos, lanczos_max_eigenvalue(A, 10)) << "estimates must repeat";
+  EXPECT_THROW(arnoldi_spectral_radius(CsrOperator<double>(test::shared(A)), 11), invalid_argument);
+  EXPECT_EQ(lanczos, lanczos_max_eigenvalue(CsrOperator<double>(test::shared(A)), 10)) << "estimates must repeat";
 }
 
 TEST_P(Smoothers, ArnoldiOnANonsymmetricMatrix) {
   const auto A = gallery::convdiff3d(exec(), 8, 8, 8);
-  const double rho = arnoldi_spectral_radius(A, 10);
+  const double rho = arnoldi_spectral_radius(CsrOperator<double>(test::shared(A)), 10);
   EXPECT_GT(rho, 0.5);
   EXPECT_LT(rho, 2.0);  // Gershgorin: D^-1 A has row sums of |.| at most 2
 }
@@ -54,7 +54,7 @@ TEST_P(Smoothers, EverySmootherReducesTheErrorInTheEnergyNorm) {
       ChebyshevParams{.degree = 2},
       ChebyshevParams{.kind = ChebyshevParams::Kind::first, .degree = 3}};
   for (const auto& p : all) {
-    auto S = make_smoother(A, p);
+    auto S = make_smoother(test::shared(A), p);
     Vector<double> e(Array<double>(exec(), test::random_values(A.rows(), 5)));
     const double before = energy(A, e);
     S->smooth(b, e, 1);
@@ -68,7 +68,7 @@ TEST_P(Smoothers, EverySmootherReducesTheErrorInTheEnergyNorm) {
 
 TEST_P(Smoothers, JacobiSweepMatchesTheFormula) {
   const auto A = gallery::poisson2d(exec(), 3, 3);
-  auto S = make_smoother(A, JacobiParams{.omega = 0.5});
+  auto S = make_smoother(test::shared(A), JacobiParams{.omega = 0.5});
   Vector<double> b(Array<double>(exec(), {1, 2, 3, 4, 5, 6, 7, 8, 9}));
   Vector<double> x(exec(), 9, 1.0);
   S->smooth(b, x, 1);
@@ -91,7 +91,7 @@ TEST_P(Smoothers, SweepFromEqualsCopyThenSmooth) {
   const std::vector<SmootherParams> all = {JacobiParams{.omega = 2.0 / 3.0}, L1JacobiParams{},
                                            ChebyshevParams{.degree = 2}};
   for (const auto& p : all) {
-    auto S = make_smoother(A, p);
+    auto S = make_smoother(test::shared(A), p);
     Vector<double> expected = x0.clone();
     S->smooth(b, expected, 1);
     Vector<double> x(exec(), A.rows(), -7.0);
@@ -101,7 +101,7 @@ TEST_P(Smoothers, SweepFromEqualsCopyThenSmooth) {
       ASSERT_NEAR(got[i], want[i], 1e-14 * (1 + std::abs(want[i]))) << smoother_name(p) << " " << i;
     }
   }
-  auto S = make_smoother(A, L1JacobiParams{});
+  auto S = make_smoother(test::shared(A), L1JacobiParams{});
   Vector<double> same = x0.clone();
   EXPECT_THROW(S->sweep_from(b, same, same), invalid_argument);
   Vector<double> short_x(exec(), A.rows() - 1, 0.0);
@@ -110,7 +110,7 @@ TEST_P(Smoothers, SweepFromEqualsCopyThenSmooth) {
 
 TEST_P(Smoothers, L1JacobiUsesTheRowNorm) {
   const auto A = gallery::poisson2d(exec(), 3, 3);  // middle row: |4| + 4 |-1| = 8
-  auto S = make_smoother(A, L1JacobiParams{});
+  auto S = make_smoother(test::shared(A), L1JacobiParams{});
   Vector<double> b(exec(), 9, 1.0), x(exec(), 9, 0.0);
   S->apply(b, x);
   EXPECT_DOUBLE_EQ(x.to_vector()[4], 1.0 / 8);
@@ -120,7 +120,7 @@ TEST_P(Smoothers, L1JacobiUsesTheRowNorm) {
 TEST_P(Smoothers, FourthKindChebyshevIsAPositiveDefinitePreconditioner) {
   const auto A = gallery::poisson2d(exec(), 8, 8);
   for (int degree : {1, 2, 3, 5}) {
-    auto M = make_smoother(A, ChebyshevParams{.degree = degree});
+    auto M = make_smoother(test::shared(A), ChebyshevParams{.degree = degree});
     // Symmetric and positive: y^T M x == x^T M y and x^T M x > 0.
     for (unsigned seed = 1; seed < 6; ++seed) {
       Vector<double> x(Array<double>(exec(), test::random_values(A.rows(), seed)));
@@ -142,15 +142,15 @@ TEST_P(Smoothers, ZeroDiagonalIsAClearError) {
   for (const SmootherParams& p : {SmootherParams{JacobiParams{}}, SmootherParams{L1JacobiParams{}},
                                   SmootherParams{ChebyshevParams{}}}) {
     try {
-      make_smoother(A, p);
+      make_smoother(test::shared(A), p);
       FAIL() << smoother_name(p);
     } catch (const invalid_argument& err) {
       EXPECT_NE(std::string(err.what()).find("row 1"), std::string::npos) << err.what();
     }
   }
-  EXPECT_THROW(make_smoother(gallery::poisson2d(e, 3, 3), JacobiParams{.omega = -1}),
+  EXPECT_THROW(make_smoother(test::shared(gallery::poisson2d(e, 3, 3)), JacobiParams{.omega = -1}),
                invalid_argument);
-  EXPECT_THROW(make_smoother(gallery::poisson2d(e, 3, 3), ChebyshevParams{.degree = 0}),
+  EXPECT_THROW(make_smoother(test::shared(gallery::poisson2d(e, 3, 3)), ChebyshevParams{.degree = 0}),
                invalid_argument);
 }
 
