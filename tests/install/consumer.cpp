@@ -21,5 +21,16 @@ int main() {
   M.resetup(A);  // new values, same pattern
   x.fill(0.0);
   const SolveInfo again = solve(KrylovMethod{Cg{}}, op, b, x, &M);
-  return info.converged() && again.iterations == info.iterations && info.iterations < 20 ? 0 : 1;
+  // The settings layer: JSON text in, without the consumer seeing a JSON
+  // library (it is private to libstrata).
+  const auto cfg = config::config_from_json(R"({"solver": {"tolerance": 1e-6}})");
+  const auto P = config::make_preconditioner(cfg, A);
+  x.fill(0.0);
+  const SolveInfo configured = solve(config::krylov_method(cfg), op, b, x, P.get());
+  std::printf("consumer: from settings, %s in %d iterations\n", to_string(configured.status),
+              configured.iterations);
+  return info.converged() && again.iterations == info.iterations && info.iterations < 20 &&
+                 configured.converged() && configured.iterations <= info.iterations
+             ? 0
+             : 1;
 }
