@@ -53,9 +53,9 @@ double seconds(std::chrono::steady_clock::duration d) {
 int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) {
   const Executor exec = pick_executor(o.host, o.device);
   // Sized for the target: 64^3 on the host, 128^3 on a GPU.
-  const size_type n = o.n > 0 ? o.n
-                     : (o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64)
-                                                 : default_size(o.problem));
+  const size_type n =
+      o.n > 0 ? o.n
+              : (o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64) : default_size(o.problem));
   auto p = load_problem(o.problem, n, exec);
   const auto& A = p.A;
   if (A.rows() != A.cols()) {
@@ -78,10 +78,11 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   // Arnoldi; true is kept only for a matrix known or found symmetric.
   auto& chebyshev = cfg.preconditioner.chebyshev;
   if (cfg.preconditioner.type == config::PreconditionerType::chebyshev && chebyshev.symmetric) {
-    chebyshev.symmetric = p.source == "gallery"
-                              ? o.problem != "convdiff3d"
-                              : (exec.is_host() ? analyze(A).numerically_symmetric
-                                                : analyze(A.to(Executor::host())).numerically_symmetric);
+    chebyshev.symmetric =
+        p.source == "gallery"
+            ? o.problem != "convdiff3d"
+            : (exec.is_host() ? analyze(A).numerically_symmetric
+                              : analyze(A.to(Executor::host())).numerically_symmetric);
   }
 
   const bool amg = cfg.preconditioner.type == config::PreconditionerType::amg;
@@ -93,8 +94,10 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   const std::string solver_name = choice_of(cfg, "solver.type");
   if (amg && cfg.preconditioner.amg.hierarchy.cycle == amg::CycleType::K &&
       (solver_name == "cg" || solver_name == "bicgstab")) {
-    throw invalid_argument("--cycle K makes the preconditioner change from one application to "
-                           "the next; use --solver fcg or fgmres (not " + solver_name + ")");
+    throw invalid_argument(
+        "--cycle K makes the preconditioner change from one application to "
+        "the next; use --solver fcg or fgmres (not " +
+        solver_name + ")");
   }
   const auto setup_start = std::chrono::steady_clock::now();
   auto M = config::make_preconditioner(cfg, A);
@@ -129,11 +132,11 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     std::printf("strata solve: %s%s, %lld rows, %lld nonzeros, on %s\n", p.name.c_str(),
                 p.source == "gallery" ? (" n=" + std::to_string(p.n)).c_str() : "",
                 (long long)A.rows(), (long long)A.nnz(), exec.name().c_str());
-    std::printf("  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
-                method_name(method).c_str(), precond_desc.c_str(), tol,
-                cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||"
-                                                                                : "||b - A x0||",
-                o.rhs.empty() ? "ones" : o.rhs.c_str());
+    std::printf(
+        "  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
+        method_name(method).c_str(), precond_desc.c_str(), tol,
+        cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
+        o.rhs.empty() ? "ones" : o.rhs.c_str());
   }
 
   MatrixOperator<double> op(A);
@@ -177,8 +180,11 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     if (summary) {
       json levels = json::array();
       for (const auto& l : summary->levels) {
-        levels.push_back({{"rows", l.rows}, {"nnz", l.nnz}, {"min_row_nnz", l.min_row_nnz},
-                          {"mean_row_nnz", l.mean_row_nnz}, {"max_row_nnz", l.max_row_nnz},
+        levels.push_back({{"rows", l.rows},
+                          {"nnz", l.nnz},
+                          {"min_row_nnz", l.min_row_nnz},
+                          {"mean_row_nnz", l.mean_row_nnz},
+                          {"max_row_nnz", l.max_row_nnz},
                           {"coarsening_ratio", l.coarsening_ratio},
                           {"setup_seconds", l.setup_seconds},
                           {"solve_seconds", l.solve_seconds}});
@@ -241,7 +247,7 @@ std::vector<SettingFlag> setting_flags() {
   for (const auto& p : config::parameters()) {
     own.push_back({"--" + p.path, SettingFlag::Kind::value, {&p}});
     const auto kind = p.type == config::ParameterType::boolean ? SettingFlag::Kind::set_true
-                                                                : SettingFlag::Kind::value;
+                                                               : SettingFlag::Kind::value;
     for (const auto& name : p.flags) older_flag(name, kind, &p);
     if (!p.negating_flag.empty()) older_flag(p.negating_flag, SettingFlag::Kind::set_false, &p);
   }

@@ -7,8 +7,7 @@
 namespace strata::config {
 
 KrylovMethod krylov_method(const SolverConfig& cfg) {
-  KrylovParams p = cfg.solver.params;
-  p.monitor = nullptr;
+  const KrylovParams& p = cfg.solver.params;
   switch (cfg.solver.type) {
     case MethodType::cg:
       return Cg{p};
@@ -94,8 +93,7 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
     case PreconditionerType::none:
       return nullptr;
     case PreconditionerType::amg:
-      return std::make_unique<amg::Hierarchy<T>>(A, make_coarsening<T>(cfg),
-                                                 hierarchy_params(cfg));
+      return std::make_unique<amg::Hierarchy<T>>(A, make_coarsening<T>(cfg), hierarchy_params(cfg));
     case PreconditionerType::jacobi:
     case PreconditionerType::l1jacobi:
     case PreconditionerType::chebyshev:

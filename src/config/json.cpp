@@ -103,8 +103,8 @@ void collect(const json& j, const std::string& path, std::vector<Leaf>& own,
       collect(value, full, own, aliased);
       continue;
     }
-    throw invalid_argument("config: unknown key '" + full + "'; expected one of: " +
-                           known_keys(path));
+    throw invalid_argument("config: unknown key '" + full +
+                           "'; expected one of: " + known_keys(path));
   }
 }
 

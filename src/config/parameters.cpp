@@ -78,7 +78,8 @@ class Block {
               std::string doc, Aliases a = {}) {
     std::vector<std::string> choices;
     for (const auto& [text, value] : names) choices.push_back(text);
-    auto& p = add(name, ParameterType::choice, std::move(doc), {}, std::move(choices), std::move(a));
+    auto& p =
+        add(name, ParameterType::choice, std::move(doc), {}, std::move(choices), std::move(a));
     p.get = [s = section_, m, names](const SolverConfig& c) {
       for (const auto& [text, value] : names) {
         if (s(c).*m == value) return Value(text);
@@ -123,8 +124,10 @@ Range closed(double min, double max) { return {.min = min, .max = max}; }
 Range half_open(double min, double max) { return {.min = min, .max = max, .max_open = true}; }
 
 void declare_solver(std::vector<Parameter>& out) {
-  Block solver(out, "solver", [](auto& c) -> auto& { return c.solver; });
-  Block krylov(out, "solver", [](auto& c) -> auto& { return c.solver.params; });
+  Block solver(
+      out, "solver", [](auto& c) -> auto& { return c.solver; });
+  Block krylov(
+      out, "solver", [](auto& c) -> auto& { return c.solver.params; });
   solver.choice("type", &KrylovSettings::type,
                 {{"cg", MethodType::cg},
                  {"bicgstab", MethodType::bicgstab},
@@ -136,8 +139,8 @@ void declare_solver(std::vector<Parameter>& out) {
                 "Relative tolerance on ||b - A x|| / reference", {.flags = {"--tol"}});
   krylov.number("absolute_tolerance", &KrylovParams::absolute_tolerance, at_least(0),
                 "Absolute tolerance on ||b - A x||", {.flags = {"--atol"}});
-  krylov.integer("max_iterations", &KrylovParams::max_iterations, at_least(0),
-                 "Maximum iterations", {.flags = {"--maxit"}});
+  krylov.integer("max_iterations", &KrylovParams::max_iterations, at_least(0), "Maximum iterations",
+                 {.flags = {"--maxit"}});
   krylov.choice("relative_to", &KrylovParams::relative_to,
                 {{"rhs", KrylovParams::RelativeTo::rhs},
                  {"initial_residual", KrylovParams::RelativeTo::initial_residual}},
@@ -151,7 +154,8 @@ void declare_solver(std::vector<Parameter>& out) {
 }
 
 void declare_smoothers(std::vector<Parameter>& out) {
-  Block pre(out, "preconditioner", [](auto& c) -> auto& { return c.preconditioner; });
+  Block pre(
+      out, "preconditioner", [](auto& c) -> auto& { return c.preconditioner; });
   pre.choice("type", &PreconditionerSettings::type,
              {{"none", PreconditionerType::none},
               {"jacobi", PreconditionerType::jacobi},
@@ -162,22 +166,23 @@ void declare_smoothers(std::vector<Parameter>& out) {
   // The (l1-)Jacobi weight keeps its old shared spellings: only one of the
   // two smoothers runs at a time.
   const Aliases omega{.flags = {"--omega"}, .json = {"preconditioner.omega"}};
-  Block jacobi(out, "preconditioner.jacobi",
-               [](auto& c) -> auto& { return c.preconditioner.jacobi; });
+  Block jacobi(
+      out, "preconditioner.jacobi", [](auto& c) -> auto& { return c.preconditioner.jacobi; });
   jacobi.number("omega", &JacobiParams::omega, above(0), "Weight of Jacobi", omega);
   jacobi.boolean("estimate_omega", &JacobiParams::estimate_omega,
                  "Scale omega by 4 / (3 rho(D^-1 A)), rho by Arnoldi");
   jacobi.integer("estimation_steps", &JacobiParams::estimation_steps, closed(1, 10),
                  "Arnoldi steps of that estimate");
-  Block l1(out, "preconditioner.l1jacobi",
-           [](auto& c) -> auto& { return c.preconditioner.l1jacobi; });
+  Block l1(
+      out, "preconditioner.l1jacobi", [](auto& c) -> auto& { return c.preconditioner.l1jacobi; });
   l1.number("omega", &L1JacobiParams::omega, above(0), "Weight of l1-Jacobi", omega);
-  Block cheb(out, "preconditioner.chebyshev",
-             [](auto& c) -> auto& { return c.preconditioner.chebyshev; });
+  Block cheb(
+      out, "preconditioner.chebyshev", [](auto& c) -> auto& { return c.preconditioner.chebyshev; });
   cheb.choice("kind", &ChebyshevParams::kind,
               {{"first", ChebyshevParams::Kind::first}, {"fourth", ChebyshevParams::Kind::fourth}},
               "Chebyshev polynomial: fourth kind (Lottes) or first kind (hypre)");
-  cheb.integer("degree", &ChebyshevParams::degree, at_least(1), "Degree of the Chebyshev polynomial",
+  cheb.integer("degree", &ChebyshevParams::degree, at_least(1),
+               "Degree of the Chebyshev polynomial",
                {.flags = {"--degree"}, .json = {"preconditioner.degree"}});
   cheb.number("lower_fraction", &ChebyshevParams::lower_fraction, above(0),
               "First kind: lower end of the interval, times rho (< upper_fraction)");
@@ -191,12 +196,14 @@ void declare_smoothers(std::vector<Parameter>& out) {
 
 void declare_amg(std::vector<Parameter>& out) {
   using H = amg::HierarchyParams;
-  Block amg(out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg; });
-  Block h(out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg.hierarchy; });
-  amg.choice("coarsening", &AmgSettings::coarsening,
-             {{"classical", CoarseningType::classical},
-              {"aggregation", CoarseningType::aggregation}},
-             "AMG coarsening", {.flags = {"--amg"}});
+  Block amg(
+      out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg; });
+  Block h(
+      out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg.hierarchy; });
+  amg.choice(
+      "coarsening", &AmgSettings::coarsening,
+      {{"classical", CoarseningType::classical}, {"aggregation", CoarseningType::aggregation}},
+      "AMG coarsening", {.flags = {"--amg"}});
   h.choice("cycle", &H::cycle,
            {{"V", amg::CycleType::V},
             {"W", amg::CycleType::W},
@@ -235,8 +242,9 @@ void declare_amg(std::vector<Parameter>& out) {
 void declare_classical(std::vector<Parameter>& out) {
   using C = amg::ClassicalParams;
   using amg::Interpolation;
-  Block c(out, "preconditioner.amg.classical",
-          [](auto& s) -> auto& { return s.preconditioner.amg.classical; });
+  Block c(
+      out, "preconditioner.amg.classical",
+      [](auto& s) -> auto& { return s.preconditioner.amg.classical; });
   c.number("strength_threshold", &C::strength_threshold, closed(0, 1),
            "Classical strength threshold theta", {.flags = {"--strength"}});
   c.number("max_row_sum", &C::max_row_sum, {.min = 0, .max = 1, .min_open = true},
@@ -270,8 +278,9 @@ void declare_classical(std::vector<Parameter>& out) {
 
 void declare_aggregation(std::vector<Parameter>& out) {
   using G = amg::AggregationParams;
-  Block g(out, "preconditioner.amg.aggregation",
-          [](auto& s) -> auto& { return s.preconditioner.amg.aggregation; });
+  Block g(
+      out, "preconditioner.amg.aggregation",
+      [](auto& s) -> auto& { return s.preconditioner.amg.aggregation; });
   g.number("strength_threshold", &G::strength_threshold, {.max = 1, .max_open = true},
            "Aggregation strength alpha (< 0: 0.5 in 3D, 0.25 in 1D and 2D)",
            {.flags = {"--aggregation-strength"}});
@@ -451,8 +460,8 @@ void set_parameter_from_text(SolverConfig& cfg, const Parameter& p, std::string_
   const auto parsed = parse_text(p.type, text);
   const auto v = parsed ? normalized(p, *parsed) : std::nullopt;
   if (!v) {
-    throw invalid_argument(std::string(where) + " '" + std::string(text) +
-                           "': expected " + p.expected());
+    throw invalid_argument(std::string(where) + " '" + std::string(text) + "': expected " +
+                           p.expected());
   }
   p.set(cfg, *v);
 }

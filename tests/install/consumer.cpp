@@ -1,9 +1,8 @@
 // A program that uses an installed Strata through find_package(Strata): the
 // README's example, on the host.
-#include <strata/strata.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <strata/strata.hpp>
 
 int main() {
   using namespace strata;

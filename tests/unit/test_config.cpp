@@ -53,13 +53,35 @@ TEST(ConfigDeclarations, AreUniqueDocumentedAndTheirDefaultsValid) {
     }
   }
   // Every older flag of the strata program is still declared.
-  for (const char* f :
-       {"--solver", "--precond", "--tol", "--atol", "--maxit", "--restart", "--omega", "--degree",
-        "--amg", "--cycle", "--pre-sweeps", "--post-sweeps", "--smoother", "--max-levels",
-        "--coarse-size", "--strength", "--max-row-sum", "--interpolation", "--pmax",
-        "--truncation", "--aggressive-levels", "--aggressive-interpolation", "--aggressive-paths",
-        "--aggressive-stage-pmax", "--aggregation-strength", "--dimension", "--kcycle-levels",
-        "--kcycle-flavour", "--profile-levels"}) {
+  for (const char* f : {"--solver",
+                        "--precond",
+                        "--tol",
+                        "--atol",
+                        "--maxit",
+                        "--restart",
+                        "--omega",
+                        "--degree",
+                        "--amg",
+                        "--cycle",
+                        "--pre-sweeps",
+                        "--post-sweeps",
+                        "--smoother",
+                        "--max-levels",
+                        "--coarse-size",
+                        "--strength",
+                        "--max-row-sum",
+                        "--interpolation",
+                        "--pmax",
+                        "--truncation",
+                        "--aggressive-levels",
+                        "--aggressive-interpolation",
+                        "--aggressive-paths",
+                        "--aggressive-stage-pmax",
+                        "--aggregation-strength",
+                        "--dimension",
+                        "--kcycle-levels",
+                        "--kcycle-flavour",
+                        "--profile-levels"}) {
     EXPECT_TRUE(flag_types.count(f)) << f;
   }
   EXPECT_EQ(find_parameter("preconditioner.amg.keep_resetup_data")->negating_flag,
@@ -136,14 +158,13 @@ TEST(ConfigJson, WrongTypesNameThePathTheTypeAndTheValue) {
   EXPECT_NE(f.find("'solver.max_iterations' must be an integer >= 0, got number 2.5"),
             std::string::npos)
       << f;
-  const auto b = error_of(
-      [] { config_from_json(R"({"preconditioner": {"amg": {"profile_levels": 1}}})"); });
+  const auto b =
+      error_of([] { config_from_json(R"({"preconditioner": {"amg": {"profile_levels": 1}}})"); });
   EXPECT_NE(b.find("'preconditioner.amg.profile_levels' must be true or false, got number 1"),
             std::string::npos)
       << b;
   const auto o = error_of([] { config_from_json(R"({"preconditioner": {"amg": 3}})"); });
-  EXPECT_NE(o.find("'preconditioner.amg' must be an object, got number 3"), std::string::npos)
-      << o;
+  EXPECT_NE(o.find("'preconditioner.amg' must be an object, got number 3"), std::string::npos) << o;
   const auto s = error_of([] { config_from_json(R"({"preconditioner": {"amg": {"seed": 1}}})"); });
   EXPECT_NE(s.find("unknown key 'preconditioner.amg.seed'"), std::string::npos) << s;
   const auto j = error_of([] { config_from_json(R"({"solver": )"); });
@@ -162,19 +183,16 @@ TEST(ConfigJson, OutOfRangeValuesNameThePathTheValueAndTheRange) {
   EXPECT_NE(c.find("'solver.type' must be cg, bicgstab, gmres, fgmres or fcg, got minres"),
             std::string::npos)
       << c;
-  const auto s = error_of([] {
-    config_from_json(R"({"preconditioner": {"amg": {"aggregation": {"seed": -1}}}})");
-  });
-  EXPECT_NE(
-      s.find("'preconditioner.amg.aggregation.seed' must be a non-negative integer, got -1"),
-      std::string::npos)
+  const auto s = error_of(
+      [] { config_from_json(R"({"preconditioner": {"amg": {"aggregation": {"seed": -1}}}})"); });
+  EXPECT_NE(s.find("'preconditioner.amg.aggregation.seed' must be a non-negative integer, got -1"),
+            std::string::npos)
       << s;
-  const auto k = error_of(
-      [] { config_from_json(R"({"preconditioner": {"amg": {"kcycle_threshold": 1}}})"); });
+  const auto k =
+      error_of([] { config_from_json(R"({"preconditioner": {"amg": {"kcycle_threshold": 1}}})"); });
   EXPECT_NE(k.find("must be a number in [0, 1), got 1"), std::string::npos) << k;
-  const auto i = error_of([] {
-    config_from_json(R"({"preconditioner": {"amg": {"max_levels": 3000000000}}})");
-  });
+  const auto i = error_of(
+      [] { config_from_json(R"({"preconditioner": {"amg": {"max_levels": 3000000000}}})"); });
   EXPECT_NE(i.find("'preconditioner.amg.max_levels' must be an integer >= 1, got 3000000000"),
             std::string::npos)
       << i;
@@ -202,14 +220,15 @@ TEST(ConfigJson, OlderKeysStillSetTheirParameters) {
   EXPECT_EQ(cfg.preconditioner.l1jacobi.omega, 0.7);
   EXPECT_EQ(cfg.preconditioner.chebyshev.degree, 5);
   // A parameter's own key wins over an older one, wherever it stands.
-  const auto both = config_from_json(
-      R"({"preconditioner": {"jacobi": {"omega": 0.9}, "omega": 0.7}})");
+  const auto both =
+      config_from_json(R"({"preconditioner": {"jacobi": {"omega": 0.9}, "omega": 0.7}})");
   EXPECT_EQ(both.preconditioner.jacobi.omega, 0.9);
   EXPECT_EQ(both.preconditioner.l1jacobi.omega, 0.7);
   // Older keys are never written: "omega" only in jacobi and l1jacobi.
   const std::string text = config_to_json(cfg);
   std::size_t omegas = 0;
-  for (auto at = text.find("\"omega\""); at != std::string::npos; at = text.find("\"omega\"", at + 1)) {
+  for (auto at = text.find("\"omega\""); at != std::string::npos;
+       at = text.find("\"omega\"", at + 1)) {
     ++omegas;
   }
   EXPECT_EQ(omegas, 2u);

@@ -59,8 +59,8 @@ enum class AmgSmootherType { automatic, jacobi, l1jacobi, chebyshev };
 /// "solver": the Krylov method and its stopping test.
 struct KrylovSettings {
   MethodType type = MethodType::cg;
-  /// Tolerances, iterations, reference, history (`monitor` is not a setting:
-  /// krylov_method() leaves it empty).
+  /// Tolerances, iterations, reference, history. `monitor` is no declared
+  /// setting (JSON neither reads nor writes it); krylov_method() passes it on.
   KrylovParams params;
   /// GMRES and FGMRES: Krylov vectors kept before a restart.
   int restart = Gmres{}.restart;
@@ -188,7 +188,7 @@ std::string config_to_json(const SolverConfig& cfg, int indent = 2);
 
 // ------------------------------------------------------ from the settings
 
-/// The Krylov method with the settings' parameters (no monitor).
+/// The Krylov method with the settings' parameters.
 KrylovMethod krylov_method(const SolverConfig& cfg);
 
 /// The stand-alone smoother preconditioner (type jacobi, l1jacobi or
