@@ -6,6 +6,7 @@
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/config.hpp"
+#include "strata/config/solver_config.hpp"
 #include "strata/core/array.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/executor.hpp"

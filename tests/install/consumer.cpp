@@ -1,9 +1,8 @@
 // A program that uses an installed Strata through find_package(Strata): the
 // README's example, on the host.
-#include <strata/strata.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <strata/strata.hpp>
 
 int main() {
   using namespace strata;
@@ -21,5 +20,16 @@ int main() {
   M.resetup();  // new values (here: the same), same pattern
   x.fill(0.0);
   const SolveInfo again = solve(KrylovMethod{Cg{}}, op, b, x, &M);
-  return info.converged() && again.iterations == info.iterations && info.iterations < 20 ? 0 : 1;
+  // The settings layer: JSON text in, without the consumer seeing a JSON
+  // library (it is private to libstrata).
+  const auto cfg = config::config_from_json(R"({"solver": {"tolerance": 1e-6}})");
+  const auto P = config::make_preconditioner<double>(cfg, A);
+  x.fill(0.0);
+  const SolveInfo configured = solve(config::krylov_method(cfg), op, b, x, P.get());
+  std::printf("consumer: from settings, %s in %d iterations\n", to_string(configured.status),
+              configured.iterations);
+  return info.converged() && again.iterations == info.iterations && info.iterations < 20 &&
+                 configured.converged() && configured.iterations <= info.iterations
+             ? 0
+             : 1;
 }

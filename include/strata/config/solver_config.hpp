@@ -1,0 +1,225 @@
+#pragma once
+/// \file
+/// The settings of a whole solve, declared once, in the library.
+///
+/// SolverConfig is a plain aggregate of the components' own parameter
+/// structs (KrylovParams, JacobiParams, L1JacobiParams, ChebyshevParams,
+/// amg::HierarchyParams, amg::ClassicalParams, amg::AggregationParams) plus
+/// the choices between them. Its defaults are those structs' defaults.
+///
+/// parameters() lists one declaration per parameter: its path
+/// ("preconditioner.amg.classical.strength_threshold"), type, one-line
+/// documentation, valid range or names, the older spellings it still
+/// answers to (CLI flags such as --tol, JSON keys such as
+/// "preconditioner.omega") and how to read and write it in a SolverConfig.
+/// The JSON reader and writer below, the strata program's flags, and the
+/// bindings to come are all made from that one table.
+///
+/// A choice between components is held as an enum beside the parameters of
+/// every alternative (not as the std::variant the components take), so that
+/// a setting may be given before or after its choice and the written JSON
+/// holds every parameter. krylov_method(), preconditioner_smoother(),
+/// amg_smoother() and hierarchy_params() make the variants from it.
+///
+/// JSON is exchanged as text: no JSON library type appears here.
+///
+///     auto cfg = config::config_from_json(R"({"solver": {"tolerance": 1e-6}})");
+///     auto A = share(gallery::poisson3d(exec, 64, 64, 64));
+///     auto M = config::make_preconditioner(cfg, A);
+///     solve(config::krylov_method(cfg), CsrOperator<double>(A), b, x, M.get());
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "strata/amg/aggregation.hpp"
+#include "strata/amg/amg.hpp"
+#include "strata/amg/classical.hpp"
+#include "strata/smoother/smoother.hpp"
+#include "strata/solver/krylov.hpp"
+
+namespace strata::config {
+
+/// The Krylov method ("solver.type").
+enum class MethodType { cg, bicgstab, gmres, fgmres, fcg };
+/// The preconditioner ("preconditioner.type").
+enum class PreconditionerType { none, jacobi, l1jacobi, chebyshev, amg };
+/// The AMG coarsening ("preconditioner.amg.coarsening").
+enum class CoarseningType { classical, aggregation };
+/// The smoother of every AMG level but the coarsest ("preconditioner.amg.smoother").
+/// automatic ("auto"): l1-Jacobi for classical coarsening (hypre's GPU
+/// default), damped Jacobi with omega = 4 / (3 rho(D^-1 A)) for aggregation
+/// (the aggregation paper's): see amg_smoother().
+enum class AmgSmootherType { automatic, jacobi, l1jacobi, chebyshev };
+
+/// "solver": the Krylov method and its stopping test.
+struct KrylovSettings {
+  MethodType type = MethodType::cg;
+  /// Tolerances, iterations, reference, history. `monitor` is no declared
+  /// setting (JSON neither reads nor writes it); krylov_method() passes it on.
+  KrylovParams params;
+  /// GMRES and FGMRES: Krylov vectors kept before a restart.
+  int restart = Gmres{}.restart;
+  /// FCG: previous directions each new one is A-orthogonalised against.
+  int truncation = Fcg{}.truncation;
+};
+
+/// "preconditioner.amg".
+struct AmgSettings {
+  CoarseningType coarsening = CoarseningType::classical;
+  AmgSmootherType smoother = AmgSmootherType::automatic;
+  /// Every field but `smoother`, which hierarchy_params() makes from the
+  /// choice above and the smoother settings of PreconditionerSettings.
+  amg::HierarchyParams hierarchy;
+  amg::ClassicalParams classical;
+  amg::AggregationParams aggregation;
+};
+
+/// "preconditioner". The smoother structs serve both a stand-alone smoother
+/// preconditioner (type jacobi, l1jacobi, chebyshev) and the AMG smoother of
+/// the same kind.
+struct PreconditionerSettings {
+  PreconditionerType type = PreconditionerType::amg;
+  JacobiParams jacobi;
+  L1JacobiParams l1jacobi;
+  ChebyshevParams chebyshev;
+  AmgSettings amg;
+};
+
+/// Everything a front end sets for a solve.
+struct SolverConfig {
+  KrylovSettings solver;
+  PreconditionerSettings preconditioner;
+};
+
+// ------------------------------------------------------------ declarations
+
+/// The JSON type of a parameter: true/false, an integer (signed, or
+/// unsigned for seeds), a number, or one name out of a list.
+enum class ParameterType { boolean, integer, unsigned_integer, number, choice };
+
+/// "true or false", "an integer", "a non-negative integer", "a number", "a name".
+const char* to_string(ParameterType type) noexcept;
+
+/// A parameter's value, by type: boolean -> bool, integer -> int64_t,
+/// unsigned_integer -> uint64_t, number -> double, choice -> std::string.
+using Value = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
+
+/// Bounds of an integer or number; each end may be open.
+struct Range {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false;
+  bool max_open = false;
+};
+
+/// One parameter, declared once.
+struct Parameter {
+  /// Dotted path of its JSON key ("solver.tolerance"); its CLI flag is
+  /// "--" + path.
+  std::string path;
+  ParameterType type = ParameterType::number;
+  /// One line for --help and the docs.
+  std::string doc;
+  /// integer and number: the valid values.
+  Range range;
+  /// choice: the valid names.
+  std::vector<std::string> choices;
+  /// Older CLI flags that set it ("--tol"). A flag listed by several
+  /// parameters sets each of them ("--omega": Jacobi's and l1-Jacobi's).
+  /// For a boolean, a flag here is a switch that sets true.
+  std::vector<std::string> flags;
+  /// boolean only: a switch that sets false ("--drop-resetup-data").
+  std::string negating_flag;
+  /// Older JSON keys, by full path, that set it too ("preconditioner.omega");
+  /// the key of `path` wins when both are given. Never written.
+  std::vector<std::string> json_aliases;
+  /// Reads the parameter of `cfg`.
+  std::function<Value(const SolverConfig&)> get;
+  /// Writes it; `value` has the type above and is in range (set_parameter
+  /// checks that first).
+  std::function<void(SolverConfig&, const Value&)> set;
+
+  /// The value of a default-constructed SolverConfig.
+  Value default_value() const { return get(SolverConfig{}); }
+  /// "a number in [0, 1]", "an integer >= 1", "cg, bicgstab, gmres, fgmres or fcg".
+  std::string expected() const;
+};
+
+/// Every parameter, in the order config_to_json writes them.
+const std::vector<Parameter>& parameters();
+
+/// The parameter of `path`, or nullptr.
+const Parameter* find_parameter(std::string_view path);
+
+/// Sets `p` in `cfg` after checking the value's type and range; errors
+/// (invalid_argument) name `where` (a path or a flag), the value and what
+/// was expected. An integer given for a number is accepted.
+void set_parameter(SolverConfig& cfg, const Parameter& p, const Value& value,
+                   std::string_view where);
+
+/// Sets `p` from command-line text ("1e-6", "true", "ext+i"); errors read
+/// "<where> '<text>': expected <what>".
+void set_parameter_from_text(SolverConfig& cfg, const Parameter& p, std::string_view text,
+                             std::string_view where);
+
+/// The value as text that set_parameter_from_text accepts back ("0.25",
+/// "true", "V"); numbers with enough digits to read back the same double.
+std::string format_value(const Value& value);
+
+/// True when every declared parameter has the same value in a and b.
+bool same_settings(const SolverConfig& a, const SolverConfig& b);
+
+// -------------------------------------------------------------------- JSON
+
+/// Reads settings from JSON text into a copy of `base`: every key is
+/// checked. Throws invalid_argument for text that is not JSON, an unknown
+/// key (by its full path, with the keys known there), a value of the wrong
+/// type (path, expected type, value) or out of range (path, value, range).
+SolverConfig config_from_json(std::string_view text, const SolverConfig& base = {});
+
+/// Every parameter of `cfg` as a JSON object (indented by `indent` spaces),
+/// which config_from_json reads back to the same settings.
+std::string config_to_json(const SolverConfig& cfg, int indent = 2);
+
+// ------------------------------------------------------ from the settings
+
+/// The Krylov method with the settings' parameters.
+KrylovMethod krylov_method(const SolverConfig& cfg);
+
+/// The stand-alone smoother preconditioner (type jacobi, l1jacobi or
+/// chebyshev; invalid_argument otherwise).
+SmootherParams preconditioner_smoother(const SolverConfig& cfg);
+
+/// The AMG smoother: the chosen kind's settings; for "auto", the
+/// l1jacobi settings with classical coarsening, and with aggregation the
+/// jacobi settings with estimate_omega = true.
+SmootherParams amg_smoother(const SolverConfig& cfg);
+
+/// AmgSettings::hierarchy with its smoother from amg_smoother().
+amg::HierarchyParams hierarchy_params(const SolverConfig& cfg);
+
+/// The coarsening chosen, with its parameters (validated by its factory).
+template <class T>
+std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg);
+
+/// The preconditioner for A (nullptr for type none): the one place that
+/// builds a smoother or an AMG hierarchy from settings. It shares
+/// ownership of A.
+template <class T>
+std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
+                                                       std::shared_ptr<const LevelOperator<T>> A);
+
+/// The same for a CSR matrix (shared, not copied).
+template <class T>
+std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
+                                                       std::shared_ptr<const CsrMatrix<T>> A) {
+  return make_preconditioner<T>(cfg, std::make_shared<const CsrOperator<T>>(std::move(A)));
+}
+
+}  // namespace strata::config

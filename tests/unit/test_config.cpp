@@ -1,0 +1,416 @@
+// The library's configuration layer: the declarations, JSON in and out, and
+// that every declared parameter reaches what runs.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "strata/strata.hpp"
+
+namespace strata::config {
+namespace {
+
+/// Runs `f` and returns the message of the invalid_argument it throws
+/// (fails the test when it throws nothing).
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const invalid_argument& e) {
+    return e.message();
+  }
+  ADD_FAILURE() << "expected invalid_argument";
+  return "";
+}
+
+void set(SolverConfig& cfg, const std::string& path, const Value& v) {
+  const Parameter* p = find_parameter(path);
+  ASSERT_NE(p, nullptr) << path;
+  set_parameter(cfg, *p, v, path);
+}
+
+TEST(ConfigDeclarations, AreUniqueDocumentedAndTheirDefaultsValid) {
+  std::set<std::string> paths;
+  std::map<std::string, ParameterType> flag_types;
+  for (const auto& p : parameters()) {
+    EXPECT_TRUE(paths.insert(p.path).second) << "declared twice: " << p.path;
+    EXPECT_FALSE(p.doc.empty()) << p.path;
+    // The default is a valid value of the declaration.
+    SolverConfig cfg;
+    EXPECT_NO_THROW(set_parameter(cfg, p, p.default_value(), p.path)) << p.path;
+    EXPECT_TRUE(same_settings(cfg, SolverConfig{})) << p.path;
+    // A flag shared by several parameters sets values of one type.
+    for (const auto& f : p.flags) {
+      const auto [it, fresh] = flag_types.emplace(f, p.type);
+      EXPECT_TRUE(fresh || it->second == p.type) << f;
+    }
+    if (!p.negating_flag.empty()) {
+      EXPECT_EQ(p.type, ParameterType::boolean) << p.path;
+    }
+  }
+  // Every older flag of the strata program is still declared.
+  for (const char* f : {"--solver",
+                        "--precond",
+                        "--tol",
+                        "--atol",
+                        "--maxit",
+                        "--restart",
+                        "--omega",
+                        "--degree",
+                        "--amg",
+                        "--cycle",
+                        "--pre-sweeps",
+                        "--post-sweeps",
+                        "--smoother",
+                        "--max-levels",
+                        "--coarse-size",
+                        "--strength",
+                        "--max-row-sum",
+                        "--interpolation",
+                        "--pmax",
+                        "--truncation",
+                        "--aggressive-levels",
+                        "--aggressive-interpolation",
+                        "--aggressive-paths",
+                        "--aggressive-stage-pmax",
+                        "--aggregation-strength",
+                        "--dimension",
+                        "--kcycle-levels",
+                        "--kcycle-flavour",
+                        "--profile-levels"}) {
+    EXPECT_TRUE(flag_types.count(f)) << f;
+  }
+  EXPECT_EQ(find_parameter("preconditioner.amg.keep_resetup_data")->negating_flag,
+            "--drop-resetup-data");
+}
+
+TEST(ConfigDeclarations, DefaultsComeFromTheParameterStructs) {
+  const SolverConfig cfg;
+  EXPECT_EQ(find_parameter("solver.tolerance")->default_value(),
+            Value(KrylovParams{}.relative_tolerance));
+  EXPECT_EQ(find_parameter("preconditioner.amg.classical.seed")->default_value(),
+            Value(amg::ClassicalParams{}.seed));
+  EXPECT_EQ(find_parameter("preconditioner.amg.kcycle_threshold")->default_value(),
+            Value(amg::HierarchyParams{}.kcycle_threshold));
+  EXPECT_EQ(find_parameter("preconditioner.chebyshev.lower_fraction")->default_value(),
+            Value(ChebyshevParams{}.lower_fraction));
+  EXPECT_EQ(find_parameter("preconditioner.amg.coarse_size")->default_value(),
+            Value(std::int64_t(amg::HierarchyParams{}.coarse_size)));
+}
+
+TEST(ConfigJson, WritesEveryParameterAndReadsItBack) {
+  SolverConfig cfg;
+  set(cfg, "solver.type", std::string("fgmres"));
+  set(cfg, "solver.tolerance", 1.0 / 3.0);
+  set(cfg, "solver.relative_to", std::string("initial_residual"));
+  set(cfg, "preconditioner.chebyshev.kind", std::string("first"));
+  set(cfg, "preconditioner.amg.coarse_size", std::int64_t(1) << 40);
+  set(cfg, "preconditioner.amg.keep_resetup_data", false);
+  set(cfg, "preconditioner.amg.classical.seed", std::uint64_t(18446744073709551615u));
+  set(cfg, "preconditioner.amg.aggregation.strength_threshold", 0.1);
+  const std::string text = config_to_json(cfg);
+  for (const auto& p : parameters()) {
+    const auto leaf = p.path.substr(p.path.rfind('.') + 1);
+    EXPECT_NE(text.find("\"" + leaf + "\""), std::string::npos) << p.path;
+  }
+  const SolverConfig back = config_from_json(text);
+  EXPECT_TRUE(same_settings(back, cfg));
+  EXPECT_FALSE(same_settings(back, SolverConfig{}));
+  EXPECT_EQ(config_to_json(back), text);
+  EXPECT_EQ(back.solver.params.relative_tolerance, 1.0 / 3.0);  // every bit
+  EXPECT_EQ(back.preconditioner.amg.classical.seed, 18446744073709551615u);
+  EXPECT_EQ(back.preconditioner.amg.hierarchy.coarse_size, size_type(1) << 40);
+}
+
+TEST(ConfigJson, ReadsOnTopOfABaseAndKeepsTheRest) {
+  SolverConfig base;
+  base.solver.params.max_iterations = 7;
+  const auto cfg = config_from_json(R"({"solver": {"tolerance": 1e-3}})", base);
+  EXPECT_EQ(cfg.solver.params.relative_tolerance, 1e-3);
+  EXPECT_EQ(cfg.solver.params.max_iterations, 7);
+  EXPECT_TRUE(same_settings(config_from_json("{}"), SolverConfig{}));
+}
+
+TEST(ConfigJson, UnknownKeysAreRejectedByTheirFullPath) {
+  const auto m = error_of([] {
+    config_from_json(R"({"preconditioner": {"amg": {"classical": {"strenght_threshold": 0.5}}}})");
+  });
+  EXPECT_NE(m.find("unknown key 'preconditioner.amg.classical.strenght_threshold'"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("strength_threshold"), std::string::npos) << m;  // the keys known there
+  const auto top = error_of([] { config_from_json(R"({"solvr": {}})"); });
+  EXPECT_NE(top.find("unknown key 'solvr'; expected one of: preconditioner, solver"),
+            std::string::npos)
+      << top;
+}
+
+TEST(ConfigJson, WrongTypesNameThePathTheTypeAndTheValue) {
+  const auto m = error_of([] { config_from_json(R"({"solver": {"max_iterations": "many"}})"); });
+  EXPECT_NE(m.find("'solver.max_iterations' must be an integer >= 0, got string \"many\""),
+            std::string::npos)
+      << m;
+  const auto f = error_of([] { config_from_json(R"({"solver": {"max_iterations": 2.5}})"); });
+  EXPECT_NE(f.find("'solver.max_iterations' must be an integer >= 0, got number 2.5"),
+            std::string::npos)
+      << f;
+  const auto b =
+      error_of([] { config_from_json(R"({"preconditioner": {"amg": {"profile_levels": 1}}})"); });
+  EXPECT_NE(b.find("'preconditioner.amg.profile_levels' must be true or false, got number 1"),
+            std::string::npos)
+      << b;
+  const auto o = error_of([] { config_from_json(R"({"preconditioner": {"amg": 3}})"); });
+  EXPECT_NE(o.find("'preconditioner.amg' must be an object, got number 3"), std::string::npos) << o;
+  const auto s = error_of([] { config_from_json(R"({"preconditioner": {"amg": {"seed": 1}}})"); });
+  EXPECT_NE(s.find("unknown key 'preconditioner.amg.seed'"), std::string::npos) << s;
+  const auto j = error_of([] { config_from_json(R"({"solver": )"); });
+  EXPECT_NE(j.find("not valid JSON"), std::string::npos) << j;
+}
+
+TEST(ConfigJson, OutOfRangeValuesNameThePathTheValueAndTheRange) {
+  const auto m = error_of([] {
+    config_from_json(R"({"preconditioner": {"amg": {"classical": {"strength_threshold": 1.5}}}})");
+  });
+  EXPECT_NE(m.find("'preconditioner.amg.classical.strength_threshold' must be a number in [0, 1], "
+                   "got 1.5"),
+            std::string::npos)
+      << m;
+  const auto c = error_of([] { config_from_json(R"({"solver": {"type": "minres"}})"); });
+  EXPECT_NE(c.find("'solver.type' must be cg, bicgstab, gmres, fgmres or fcg, got minres"),
+            std::string::npos)
+      << c;
+  const auto s = error_of(
+      [] { config_from_json(R"({"preconditioner": {"amg": {"aggregation": {"seed": -1}}}})"); });
+  EXPECT_NE(s.find("'preconditioner.amg.aggregation.seed' must be a non-negative integer, got -1"),
+            std::string::npos)
+      << s;
+  const auto k =
+      error_of([] { config_from_json(R"({"preconditioner": {"amg": {"kcycle_threshold": 1}}})"); });
+  EXPECT_NE(k.find("must be a number in [0, 1), got 1"), std::string::npos) << k;
+  const auto i = error_of(
+      [] { config_from_json(R"({"preconditioner": {"amg": {"max_levels": 3000000000}}})"); });
+  EXPECT_NE(i.find("'preconditioner.amg.max_levels' must be an integer >= 1, got 3000000000"),
+            std::string::npos)
+      << i;
+}
+
+TEST(ConfigJson, TheTwoStrengthThresholdsAreToldApartByPath) {
+  const auto cfg = config_from_json(R"({"preconditioner": {"amg": {
+      "classical": {"strength_threshold": 0.4}, "aggregation": {"strength_threshold": 0.3}}}})");
+  EXPECT_EQ(cfg.preconditioner.amg.classical.strength_threshold, 0.4);
+  EXPECT_EQ(cfg.preconditioner.amg.aggregation.strength_threshold, 0.3);
+  const auto* classical = find_parameter("preconditioner.amg.classical.strength_threshold");
+  const auto* aggregation = find_parameter("preconditioner.amg.aggregation.strength_threshold");
+  EXPECT_EQ(classical->flags, std::vector<std::string>{"--strength"});
+  EXPECT_EQ(aggregation->flags, std::vector<std::string>{"--aggregation-strength"});
+  // Their ranges differ too: a negative alpha means "from the dimension".
+  SolverConfig c;
+  EXPECT_NO_THROW(set_parameter_from_text(c, *aggregation, "-1", "--aggregation-strength"));
+  EXPECT_EQ(error_of([&] { set_parameter_from_text(c, *classical, "-1", "--strength"); }),
+            "--strength '-1': expected a number in [0, 1]");
+}
+
+TEST(ConfigJson, OlderKeysStillSetTheirParameters) {
+  const auto cfg = config_from_json(R"({"preconditioner": {"omega": 0.7, "degree": 5}})");
+  EXPECT_EQ(cfg.preconditioner.jacobi.omega, 0.7);
+  EXPECT_EQ(cfg.preconditioner.l1jacobi.omega, 0.7);
+  EXPECT_EQ(cfg.preconditioner.chebyshev.degree, 5);
+  // A parameter's own key wins over an older one, wherever it stands.
+  const auto both =
+      config_from_json(R"({"preconditioner": {"jacobi": {"omega": 0.9}, "omega": 0.7}})");
+  EXPECT_EQ(both.preconditioner.jacobi.omega, 0.9);
+  EXPECT_EQ(both.preconditioner.l1jacobi.omega, 0.7);
+  // Older keys are never written: "omega" only in jacobi and l1jacobi.
+  const std::string text = config_to_json(cfg);
+  std::size_t omegas = 0;
+  for (auto at = text.find("\"omega\""); at != std::string::npos;
+       at = text.find("\"omega\"", at + 1)) {
+    ++omegas;
+  }
+  EXPECT_EQ(omegas, 2u);
+  EXPECT_TRUE(same_settings(config_from_json(config_to_json(cfg)), cfg));
+}
+
+TEST(ConfigText, ReadsCommandLineValuesAndNamesTheFlagOnErrors) {
+  SolverConfig cfg;
+  set_parameter_from_text(cfg, *find_parameter("solver.tolerance"), "1e-6", "--tol");
+  set_parameter_from_text(cfg, *find_parameter("preconditioner.amg.classical.seed"),
+                          "18446744073709551615", "--seed");
+  set_parameter_from_text(cfg, *find_parameter("preconditioner.amg.keep_resetup_data"), "false",
+                          "--keep");
+  EXPECT_EQ(cfg.solver.params.relative_tolerance, 1e-6);
+  EXPECT_EQ(cfg.preconditioner.amg.classical.seed, 18446744073709551615u);
+  EXPECT_FALSE(cfg.preconditioner.amg.hierarchy.keep_resetup_data);
+  EXPECT_EQ(error_of([&] {
+              set_parameter_from_text(cfg, *find_parameter("solver.max_iterations"), "12x",
+                                      "--maxit");
+            }),
+            "--maxit '12x': expected an integer >= 0");
+  EXPECT_EQ(error_of([&] {
+              set_parameter_from_text(
+                  cfg, *find_parameter("preconditioner.amg.classical.aggressive_interpolation"),
+                  "ext+i", "--aggressive-interpolation");
+            }),
+            "--aggressive-interpolation 'ext+i': expected ext or ext+e");
+  EXPECT_EQ(format_value(Value(0.1)), "0.1");
+  EXPECT_EQ(format_value(Value(std::int64_t(-3))), "-3");
+}
+
+TEST(ConfigBuild, TheAutoSmootherFollowsTheCoarsening) {
+  SolverConfig cfg;
+  EXPECT_TRUE(std::holds_alternative<L1JacobiParams>(amg_smoother(cfg)));
+  cfg.preconditioner.jacobi.omega = 0.9;
+  cfg.preconditioner.amg.coarsening = CoarseningType::aggregation;
+  const auto s = amg_smoother(cfg);
+  ASSERT_TRUE(std::holds_alternative<JacobiParams>(s));
+  EXPECT_TRUE(std::get<JacobiParams>(s).estimate_omega);
+  EXPECT_EQ(std::get<JacobiParams>(s).omega, 0.9);
+  cfg.preconditioner.amg.smoother = AmgSmootherType::chebyshev;
+  cfg.preconditioner.chebyshev.degree = 4;
+  EXPECT_EQ(std::get<ChebyshevParams>(hierarchy_params(cfg).smoother).degree, 4);
+  EXPECT_NE(error_of([&] { preconditioner_smoother(cfg); }).find("is not a smoother"),
+            std::string::npos);
+}
+
+// ------------------------------------------------- every parameter takes effect
+
+/// What a solve with `cfg` did, as text: the method's history, the
+/// preconditioner's description and, for AMG, its levels, setup stages,
+/// per-level profile and whether it can be set up again with new values.
+/// Runs on a 2D anisotropic problem (x couplings 1, y couplings 0.3), so
+/// that strength thresholds matter, from x0 = 0.5 (so that ||b - A x0||
+/// differs from ||b||).
+std::string what_runs(const SolverConfig& cfg) {
+  const auto exec = Executor::host();
+  const std::shared_ptr<const CsrMatrix<double>> shared_A =
+      share(gallery::anisotropic2d(exec, 32, 32, 0.3, 0.0));
+  const auto& A = *shared_A;
+  Vector<double> b(exec, A.rows(), 1.0), x(exec, A.rows(), 0.5);
+  auto M = make_preconditioner(cfg, shared_A);
+  const auto info = solve(krylov_method(cfg), CsrOperator<double>(shared_A), b, x, M.get());
+  char line[64];
+  std::string s = method_name(krylov_method(cfg)) + " " + to_string(info.status) + " " +
+                  std::to_string(info.iterations) + " |";
+  for (double r : info.residual_history) {
+    std::snprintf(line, sizeof line, " %.17g", r);
+    s += line;
+  }
+  std::snprintf(line, sizeof line, " | reference %.17g x %.17g", info.reference_norm, norm2(x));
+  s += line;
+  s += " | " + (M ? M->describe() : std::string("none"));
+  if (auto* h = dynamic_cast<amg::Hierarchy<double>*>(M.get())) {
+    const auto summary = h->summary();
+    for (const auto& l : summary.levels) {
+      s += " | level " + std::to_string(l.rows) + " " + std::to_string(l.nnz);
+      if (l.solve_seconds > 0) s += " profiled";
+    }
+    for (const auto& [stage, seconds] : summary.setup_stage_seconds) s += " | " + stage;
+    try {
+      h->resetup();
+      s += " | resetup kept";
+    } catch (const invalid_argument&) {
+      s += " | resetup dropped";
+    }
+  }
+  return s;
+}
+
+/// For each parameter: the settings under which it matters, and a valid
+/// value other than its default that should change what runs.
+struct Change {
+  std::vector<std::pair<std::string, Value>> context;
+  Value value;
+};
+
+std::map<std::string, Change> changes() {
+  using S = std::string;
+  using I = std::int64_t;
+  const std::pair<S, Value> jacobi{"preconditioner.type", S("jacobi")};
+  const std::pair<S, Value> chebyshev{"preconditioner.type", S("chebyshev")};
+  const std::pair<S, Value> aggregation{"preconditioner.amg.coarsening", S("aggregation")};
+  const std::pair<S, Value> aggressive{"preconditioner.amg.classical.aggressive_levels", I(1)};
+  const std::vector<std::pair<S, Value>> kcycle{{"solver.type", S("fcg")},
+                                                {"preconditioner.amg.cycle", S("K")},
+                                                {"preconditioner.amg.coarse_size", I(20)}};
+  const std::string amg = "preconditioner.amg.";
+  const std::string classical = amg + "classical.";
+  return {
+      {"solver.type", {{}, S("gmres")}},
+      {"solver.tolerance", {{}, 1e-3}},
+      {"solver.absolute_tolerance", {{}, 1e-2}},
+      {"solver.max_iterations", {{}, I(2)}},
+      {"solver.relative_to", {{}, S("initial_residual")}},
+      {"solver.record_history", {{}, false}},
+      {"solver.restart", {{{"solver.type", S("gmres")}}, I(2)}},
+      {"solver.truncation", {kcycle, I(3)}},
+      {"preconditioner.type", {{}, S("l1jacobi")}},
+      {"preconditioner.jacobi.omega", {{jacobi}, 0.6}},
+      {"preconditioner.jacobi.estimate_omega", {{jacobi}, true}},
+      {"preconditioner.jacobi.estimation_steps",
+       {{jacobi, {"preconditioner.jacobi.estimate_omega", true}}, I(2)}},
+      {"preconditioner.l1jacobi.omega", {{{"preconditioner.type", S("l1jacobi")}}, 0.6}},
+      {"preconditioner.chebyshev.kind", {{chebyshev, {"solver.type", S("gmres")}}, S("first")}},
+      {"preconditioner.chebyshev.degree", {{chebyshev}, I(4)}},
+      {"preconditioner.chebyshev.lower_fraction",
+       {{chebyshev, {"solver.type", S("gmres")}, {"preconditioner.chebyshev.kind", S("first")}},
+        0.1}},
+      {"preconditioner.chebyshev.upper_fraction", {{chebyshev}, 1.5}},
+      {"preconditioner.chebyshev.estimation_steps", {{chebyshev}, I(3)}},
+      {"preconditioner.chebyshev.symmetric", {{chebyshev}, false}},
+      {amg + "coarsening", {{}, S("aggregation")}},
+      {amg + "cycle", {{}, S("W")}},
+      {amg + "pre_sweeps", {{}, I(2)}},
+      {amg + "post_sweeps", {{}, I(2)}},
+      {amg + "max_levels", {{}, I(1)}},
+      {amg + "coarse_size", {{}, I(50)}},
+      {amg + "smoother", {{}, S("chebyshev")}},
+      {amg + "kcycle_levels", {kcycle, I(1)}},
+      {amg + "kcycle_flavour", {kcycle, S("gmres")}},
+      {amg + "kcycle_threshold", {kcycle, 0.0}},
+      {amg + "profile_levels", {{}, true}},
+      {amg + "keep_resetup_data", {{}, false}},
+      {classical + "strength_threshold", {{}, 0.5}},
+      {classical + "max_row_sum", {{}, 0.1}},
+      {classical + "interpolation", {{}, S("direct")}},
+      {classical + "max_elements_per_row", {{}, I(1)}},
+      {classical + "truncation_factor", {{}, 0.5}},
+      {classical + "aggressive_levels", {{}, I(1)}},
+      {classical + "aggressive_interpolation", {{aggressive}, S("ext")}},
+      {classical + "aggressive_num_paths", {{aggressive}, I(1)}},
+      {classical + "aggressive_stage_max_elements", {{aggressive}, I(1)}},
+      {classical + "aggressive_stage_truncation_factor", {{aggressive}, 0.5}},
+      {classical + "seed", {{}, std::uint64_t(12345)}},
+      {classical + "profile_stages", {{}, true}},
+      {amg + "aggregation.strength_threshold", {{aggregation}, 0.1}},
+      {amg + "aggregation.dimension", {{aggregation}, I(2)}},
+      {amg + "aggregation.seed", {{aggregation}, std::uint64_t(12345)}},
+      {amg + "aggregation.galerkin_by_spgemm", {{aggregation}, true}},
+  };
+}
+
+TEST(ConfigEffect, EveryDeclaredParameterChangesWhatRuns) {
+  const auto table = changes();
+  for (const auto& [path, change] : table) {
+    EXPECT_NE(find_parameter(path), nullptr) << "not a declared parameter: " << path;
+  }
+  for (const auto& p : parameters()) {
+    SCOPED_TRACE(p.path);
+    const auto it = table.find(p.path);
+    ASSERT_NE(it, table.end()) << "no change listed for " << p.path;
+    SolverConfig before;
+    for (const auto& [path, value] : it->second.context) set(before, path, value);
+    ASSERT_NE(p.get(before), it->second.value) << "the change is the value already set";
+    SolverConfig after = before;
+    set_parameter(after, p, it->second.value, p.path);
+    EXPECT_EQ(p.get(after), it->second.value);
+    // The setting reached the objects that run, and changed what they did.
+    EXPECT_NE(what_runs(before), what_runs(after));
+  }
+}
+
+}  // namespace
+}  // namespace strata::config
