@@ -150,13 +150,13 @@ static_assert(short_row_limit <= row_entries_per_lane * 4,
 // single row needs more.
 constexpr offset_type global_table_budget = offset_type{1} << 26;
 
-/// Opt-in stage timing for tuning (environment STRATA_SPGEMM_PROFILE set):
-/// events recorded on the stream between stages, printed to stderr when the
-/// call ends. Off, it costs one getenv per call.
+/// Opt-in stage timing for tuning (stage_timing set, by the benchmarks'
+/// --spgemm-stages): events recorded on the stream between stages, printed
+/// to stderr when the call ends. Off, it costs one atomic load per call.
 class StageLog {
  public:
   StageLog(cudaStream_t stream, const char* what, size_type rows)
-      : on_(std::getenv("STRATA_SPGEMM_PROFILE") != nullptr),
+      : on_(stage_timing.load(std::memory_order_relaxed)),
         stream_(stream),
         what_(what),
         rows_(rows) {
