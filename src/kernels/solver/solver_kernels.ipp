@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/base/hd.hpp"
+#include "kernels/base/random.hpp"
 #include "kernels/solver/solver_kernels.hpp"
 
 namespace strata::kernels::solver {
@@ -238,11 +239,8 @@ T block_update_norm2(const Exec& exec, size_type n, int k, const T* const* V, co
 template <class Exec, class T>
 void hashed_start_vector(const Exec& exec, size_type n, T* v) {
   parallel_for(exec, n, [=] STRATA_HD(size_type i) {
-    unsigned long long z = static_cast<unsigned long long>(i) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    v[i] = static_cast<T>(0.5 + static_cast<double>(z >> 11) * 0x1.0p-53);
+    const std::uint64_t z = base::splitmix64_mix(static_cast<std::uint64_t>(i) + base::golden_gamma);
+    v[i] = static_cast<T>(0.5 + base::unit_interval(z));
   });
 }
 

@@ -83,6 +83,7 @@
 #include <vector>
 
 #include "backend/cuda/base/parallel.cuh"
+#include "kernels/base/random.hpp"
 #include "kernels/matrix/spgemm_kernels.hpp"
 #include "kernels/matrix/spgemm_kernels.ipp"
 
@@ -347,8 +348,7 @@ __global__ void class_begin_kernel(size_type n, const std::uint8_t* __restrict__
 /// bits of key * 2^64/phi. (Low bits would keep the strides of stencil
 /// columns, n and n^2, which are often multiples of the table size.)
 __device__ __forceinline__ std::uint64_t hash_slot(index_type key, int bits) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
-         (64 - bits);
+  return base::fibonacci_hash(static_cast<std::uint32_t>(key), 64 - bits);
 }
 
 /// Inserts `key` into the open-addressing table (linear probing, never

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "backend/host/base/parallel.hpp"
+#include "kernels/base/random.hpp"
 #include "kernels/matrix/spgemm_kernels.ipp"
 
 namespace strata::kernels::spgemm {
@@ -94,9 +95,7 @@ class ColumnSet {
   // repeat with strides like n^2 that are multiples of the table size, and
   // the low bits of the key alone would pile them into one slot.
   std::size_t home(index_type key) const {
-    return static_cast<std::size_t>(
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
-        shift_);
+    return static_cast<std::size_t>(base::fibonacci_hash(static_cast<std::uint32_t>(key), shift_));
   }
 
   std::vector<index_type> table_;
