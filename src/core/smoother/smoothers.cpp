@@ -5,7 +5,7 @@
 
 #include "core/solver/diagonal.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
-#include "kernels/solver/solver_kernels.hpp"
+#include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
 
@@ -13,7 +13,7 @@ namespace strata {
 
 namespace {
 
-using kernels::solver::Scaling;
+using kernels::smoother::Scaling;
 
 template <class T>
 void check_operands(const CsrMatrix<T>& A, const Vector<T>& b, const Vector<T>& x,
@@ -58,8 +58,8 @@ class DiagonalSmoother final : public Smoother<T> {
     for (int s = 0; s < sweeps; ++s) {
       spmv(A_, x, t_);
       executor().visit([&](const auto& e) {
-        kernels::solver::jacobi_correct(e, A_.rows(), T{1}, d_.data(), b.data(), t_.data(),
-                                        x.data());
+        kernels::smoother::jacobi_correct(e, A_.rows(), T{1}, d_.data(), b.data(), t_.data(),
+                                          x.data());
       });
     }
   }
@@ -145,9 +145,9 @@ class ChebyshevSmoother final : public Smoother<T> {
     const double c0 = fourth ? 4.0 / (3.0 * upper) : 1.0 / theta;
     if (!zero_guess) spmv(A_, x, t_);
     executor().visit([&](const auto& e) {
-      kernels::solver::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
-                                       zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
-                                       x.data());
+      kernels::smoother::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
+                                         zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
+                                         x.data());
     });
     for (int k = 1; k < params_.degree; ++k) {
       double c_keep, c_new;
@@ -162,8 +162,8 @@ class ChebyshevSmoother final : public Smoother<T> {
       }
       spmv(A_, p_, t_);
       executor().visit([&](const auto& e) {
-        kernels::solver::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(), r_.data(),
-                                        p_.data(), x.data());
+        kernels::smoother::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(),
+                                          r_.data(), p_.data(), x.data());
       });
     }
   }

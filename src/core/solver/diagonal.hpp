@@ -5,17 +5,17 @@
 
 #include <string>
 
-#include "kernels/solver/solver_kernels.hpp"
+#include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/matrix/csr.hpp"
 #include "strata/matrix/vector.hpp"
 
 namespace strata::detail {
 
-/// d_i for every row of the square matrix A (see kernels::solver::Scaling).
+/// d_i for every row of the square matrix A (see kernels::smoother::Scaling).
 /// Throws dimension_mismatch for a non-square A and invalid_argument naming
 /// `who` and the first unusable row (followed by `hint`).
 template <class T>
-Vector<T> checked_diagonal_scaling(const CsrMatrix<T>& A, kernels::solver::Scaling scaling,
+Vector<T> checked_diagonal_scaling(const CsrMatrix<T>& A, kernels::smoother::Scaling scaling,
                                    const char* who, const char* hint = "") {
   if (A.rows() != A.cols()) {
     throw dimension_mismatch(std::string(who) + ": A must be square, it is " +
@@ -23,11 +23,11 @@ Vector<T> checked_diagonal_scaling(const CsrMatrix<T>& A, kernels::solver::Scali
   }
   Vector<T> d(A.executor(), A.rows());
   const size_type bad = A.executor().visit([&](const auto& e) {
-    return kernels::solver::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
-                                             A.values().data(), scaling, d.data());
+    return kernels::smoother::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
+                                               A.values().data(), scaling, d.data());
   });
   if (bad >= 0) {
-    const bool positive = scaling == kernels::solver::Scaling::inverse_sqrt_diagonal;
+    const bool positive = scaling == kernels::smoother::Scaling::inverse_sqrt_diagonal;
     throw invalid_argument(std::string(who) + ": row " + std::to_string(bad) +
                            (positive ? " has a diagonal entry that is not positive"
                                      : " has a zero, missing or non-finite diagonal entry") +

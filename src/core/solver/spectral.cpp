@@ -25,7 +25,7 @@ Vector<double> start_vector(const Executor& exec, size_type n) {
   return v;
 }
 
-using kernels::solver::Scaling;
+using kernels::smoother::Scaling;
 
 /// Number of eigenvalues of the symmetric tridiagonal (alpha, beta) below x
 /// (Sturm sequence).
