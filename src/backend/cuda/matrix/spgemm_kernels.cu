@@ -1731,17 +1731,8 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   return product;
 }
 
-template Product<float> multiply(const CudaExec&, const Pattern&, const float*, const Pattern&,
-                                 const float*);
-template Product<double> multiply(const CudaExec&, const Pattern&, const double*, const Pattern&,
-                                  const double*);
-template void numeric(const CudaExec&, const Pattern&, const float*, const Pattern&, const float*,
-                      const Pattern&, const detail::ProductSchedule&, float*);
-template void numeric(const CudaExec&, const Pattern&, const double*, const Pattern&, const double*,
-                      const Pattern&, const detail::ProductSchedule&, double*);
-template size_type row_products(const CudaExec&, size_type, const offset_type*, const index_type*,
-                                const offset_type*, offset_type*);
-template size_type counts_to_offsets(const CudaExec&, offset_type*, size_type, size_type);
-template std::uint64_t pattern_fingerprint(const CudaExec&, const Pattern&);
-
 }  // namespace strata::kernels::spgemm
+
+#define STRATA_EXEC CudaExec
+#include "kernels/matrix/spgemm_instantiate.inc"
+#undef STRATA_EXEC
