@@ -6,7 +6,7 @@
 //                          [--interpolation direct|ext|ext+i|ext+e] [--pmax K]
 //                          [--aggressive-interpolation ext|ext+e] [--stage-pmax K]
 //                          [--num-paths 1|2] [--summary] [--profile] [--spmv]
-//                          [--json FILE]
+//                          [--spgemm-stages] [--json FILE]
 //
 // Cases (all by default):
 //   poisson7-256       7-point Laplacian 256^3, PMIS + ext+i, Pmax 4
@@ -26,6 +26,8 @@
 // is in the JSON as first_resetup_seconds).
 // --summary prints each hierarchy; --profile adds the parts of the setup
 // stages to it (one device synchronisation per part).
+// --spgemm-stages makes every CUDA sparse product print its stage times
+// (binning, count, fill, values per row class) to stderr.
 // --spmv times y = A x on every level's A and P (ours, and cuSPARSE's CSR
 // ALG1 on the device; best of 20) and prints the effective bandwidth
 // (12 nnz + 8 (rows + 1) + 8 cols + 8 rows bytes): the cycle is these
@@ -42,6 +44,8 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "core/cusparse_reference.hpp"
+#include "core/spgemm_internal.hpp"
 #include "strata/strata.hpp"
 
 namespace {
@@ -130,6 +134,8 @@ Options parse(int argc, char** argv) {
       o.summary = true;
     } else if (a == "--profile") {
       o.profile = true;
+    } else if (a == "--spgemm-stages") {
+      detail::spgemm_stage_timing(true);
     } else if (a == "--spmv") {
       o.spmv = true;
     } else if (a == "--json") {

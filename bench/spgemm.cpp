@@ -3,7 +3,7 @@
 //
 //   strata_bench_spgemm [--case NAME]... [--n7 N] [--n27 N] [--ng N] [--repeat R]
 //                       [--cusparse-alg default|alg2|alg3] [--no-cusparse]
-//                       [--json FILE] [--host]
+//                       [--json FILE] [--host] [--spgemm-stages]
 //
 // Cases (all by default except big):
 //   poisson7     A*A, 7-point Laplacian on n7^3 (default 256)
@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "core/spgemm_internal.hpp"
 #include "strata/strata.hpp"
 
 #if STRATA_BENCH_CUSPARSE
@@ -623,7 +624,8 @@ int usage() {
       stderr,
       "usage: strata_bench_spgemm [--case poisson7|diffusion27|galerkin-agg|galerkin-lin|big]...\n"
       "       [--n7 N] [--n27 N] [--ng N] [--nbig N] [--repeat R]\n"
-      "       [--cusparse-alg default|alg2|alg3] [--no-cusparse] [--host] [--json FILE]\n");
+      "       [--cusparse-alg default|alg2|alg3] [--no-cusparse] [--host] [--json FILE]\n"
+      "       [--spgemm-stages]\n");
   return 2;
 }
 
@@ -658,6 +660,8 @@ int main(int argc, char** argv) {
         o.host = true;
       else if (arg == "--json")
         o.json = value();
+      else if (arg == "--spgemm-stages")
+        strata::detail::spgemm_stage_timing(true);
       else
         return usage();
     } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cusparse_reference.hpp"
 #include "problem.hpp"
 
 namespace strata::app {

@@ -20,7 +20,6 @@
 #include "strata/matrix/galerkin.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
-#include "strata/matrix/cusparse_reference.hpp"
 #include "strata/matrix/vector.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/krylov.hpp"

@@ -1,6 +1,6 @@
 // CusparseSpmv in a build without CUDA: constructing one says so.
 
-#include "strata/matrix/cusparse_reference.hpp"
+#include "core/cusparse_reference.hpp"
 
 namespace strata {
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/spgemm_internal.hpp"
 #include "kernels/matrix/spgemm_kernels.hpp"
 
 namespace strata {
@@ -145,6 +146,8 @@ size_type spgemm_row_products(const Array<offset_type>& a_row_ptr,
 std::uint64_t spgemm_staging_budget(std::uint64_t entries) {
   return kernels::spgemm::staging_budget.exchange(entries);
 }
+
+bool spgemm_stage_timing(bool on) { return kernels::spgemm::stage_timing.exchange(on); }
 
 size_type spgemm_counts_to_offsets(Array<offset_type>& counts, size_type max_per_row) {
   if (counts.empty()) {

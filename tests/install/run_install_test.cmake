@@ -7,6 +7,16 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${STRATA_BINARY_DIR} --prefix
 if(rc)
   message(FATAL_ERROR "install failed (${rc})")
 endif()
+# Test hooks, the cuSPARSE reference and environment switches are internal
+# (src/core/*_internal.hpp, src/core/cusparse_reference.hpp): none installed.
+file(GLOB_RECURSE installed_headers ${WORK_DIR}/prefix/include/strata/*.hpp)
+foreach(header ${installed_headers})
+  file(STRINGS ${header} internal
+       REGEX "spgemm_row_products|spgemm_counts_to_offsets|spgemm_staging_budget|spgemm_stage_timing|CusparseSpmv|getenv")
+  if(internal)
+    message(FATAL_ERROR "${header} declares an internal hook: ${internal}")
+  endif()
+endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
                         "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../unit/sparse_product_util.hpp"
+#include "core/spgemm_internal.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/matrix/galerkin.hpp"
 #include "strata/matrix/spgemm.hpp"

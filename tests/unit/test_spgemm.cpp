@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/spgemm_internal.hpp"
 #include "sparse_product_util.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/matrix/spgemm.hpp"

@@ -12,6 +12,7 @@
 
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/aggregation_kernels.hpp"
+#include "kernels/base/random.hpp"
 #include "strata/core/primitives.hpp"
 #include "strata/matrix/transpose.hpp"
 
@@ -44,10 +45,7 @@ void validate(const AggregationParams& p) {
 
 /// The per-level random stream: seed and level mixed (splitmix64).
 std::uint64_t level_seed(std::uint64_t seed, int level) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(level) + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return kernels::base::splitmix64(seed, static_cast<std::uint64_t>(level));
 }
 
 /// Columns whose norm after orthogonalisation falls below this fraction of

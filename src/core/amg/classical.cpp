@@ -14,6 +14,7 @@
 
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/classical_kernels.hpp"
+#include "kernels/base/random.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
 
@@ -88,7 +89,7 @@ using detail::StageTimer;
 /// The PMIS seed of one pass on one level (pass 0: the splitting, pass 1:
 /// the second pass of aggressive coarsening).
 std::uint64_t pass_seed(std::uint64_t seed, int level, int pass) {
-  return seed * 0x9E3779B97F4A7C15ull + (static_cast<std::uint64_t>(level) << 8) +
+  return seed * kernels::base::golden_gamma + (static_cast<std::uint64_t>(level) << 8) +
          static_cast<std::uint64_t>(pass);
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/solver/diagonal.hpp"
-#include "kernels/solver/solver_kernels.hpp"
+#include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
 
@@ -59,8 +59,8 @@ class DiagonalSmoother final : public Smoother<T> {
     for (int s = 0; s < sweeps; ++s) {
       A_->apply(x, t_);
       executor().visit([&](const auto& e) {
-        kernels::solver::jacobi_correct(e, A_->rows(), T{1}, d_.data(), b.data(), t_.data(),
-                                        x.data());
+        kernels::smoother::jacobi_correct(e, A_->rows(), T{1}, d_.data(), b.data(), t_.data(),
+                                          x.data());
       });
     }
   }
@@ -143,9 +143,9 @@ class ChebyshevSmoother final : public Smoother<T> {
     const double c0 = fourth ? 4.0 / (3.0 * upper) : 1.0 / theta;
     if (!zero_guess) A_->apply(x, t_);
     executor().visit([&](const auto& e) {
-      kernels::solver::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
-                                       zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
-                                       x.data());
+      kernels::smoother::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
+                                         zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
+                                         x.data());
     });
     for (int k = 1; k < params_.degree; ++k) {
       double c_keep, c_new;
@@ -160,8 +160,8 @@ class ChebyshevSmoother final : public Smoother<T> {
       }
       A_->apply(p_, t_);
       executor().visit([&](const auto& e) {
-        kernels::solver::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(), r_.data(),
-                                        p_.data(), x.data());
+        kernels::smoother::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(),
+                                          r_.data(), p_.data(), x.data());
       });
     }
   }

@@ -8,7 +8,7 @@
 
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
-#include "kernels/solver/solver_kernels.hpp"
+#include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/matrix/galerkin.hpp"
 
 namespace strata {
@@ -122,14 +122,14 @@ int col_block_of(const LevelOperator<T>& A) {
   return bsr ? bsr->matrix().col_block_size() : 1;
 }
 
-kernels::solver::Scaling kernel_scaling(DiagonalScaling kind) {
+kernels::smoother::Scaling kernel_scaling(DiagonalScaling kind) {
   switch (kind) {
     case DiagonalScaling::inverse_diagonal:
-      return kernels::solver::Scaling::inverse_diagonal;
+      return kernels::smoother::Scaling::inverse_diagonal;
     case DiagonalScaling::inverse_l1_norm:
-      return kernels::solver::Scaling::inverse_l1_norm;
+      return kernels::smoother::Scaling::inverse_l1_norm;
     case DiagonalScaling::inverse_sqrt_diagonal:
-      return kernels::solver::Scaling::inverse_sqrt_diagonal;
+      return kernels::smoother::Scaling::inverse_sqrt_diagonal;
   }
   throw invalid_argument("LevelOperator::scaling: unknown kind " +
                          std::to_string(static_cast<int>(kind)));
@@ -146,7 +146,7 @@ size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d)
         std::to_string(d.size()));
   }
   return A.executor().visit([&](const auto& e) {
-    return kernels::solver::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
+    return kernels::smoother::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
                                              A.values().data(), kernel_scaling(kind), d.data());
   });
 }

@@ -9,6 +9,7 @@
 
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/hd.hpp"
+#include "kernels/base/random.hpp"
 
 namespace strata::kernels::aggregation {
 
@@ -45,13 +46,6 @@ STRATA_HD inline float add(float a, float b) {
 #else
   return a + b;
 #endif
-}
-
-/// splitmix64's finaliser: a counter-based hash, the same everywhere.
-STRATA_HD inline std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
 }
 
 /// First p in [0, n) with sorted[p] >= key (n when none).
@@ -242,8 +236,7 @@ void mis2_init(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
     state[i] = isolated ? not_root : undecided;
     const std::uint32_t count =
         static_cast<std::uint32_t>(influence[i] < 4095 ? influence[i] : 4095);
-    const std::uint64_t h =
-        detail::mix64(seed + 0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(i) + 1));
+    const std::uint64_t h = base::splitmix64(seed, static_cast<std::uint64_t>(i));
     priority[i] = (count << 18) | static_cast<std::uint32_t>(h >> 46);
   });
 }

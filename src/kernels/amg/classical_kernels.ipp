@@ -10,27 +10,11 @@
 
 #include "kernels/amg/classical_kernels.hpp"
 #include "kernels/base/hd.hpp"
+#include "kernels/base/random.hpp"
 
 namespace strata::kernels::classical {
 
 namespace detail {
-
-/// A number in [0, 1) from (seed, index): two rounds of the splitmix64
-/// finaliser, the top 53 bits as the mantissa. Counter-based, so any
-/// backend and any order of evaluation give the same value.
-STRATA_HD inline std::uint64_t mix64(std::uint64_t z) {
-  z ^= z >> 30;
-  z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27;
-  z *= 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return z;
-}
-STRATA_HD inline double hash_unit(std::uint64_t seed, std::uint64_t index) {
-  const std::uint64_t z =
-      mix64(mix64(seed + 0x9E3779B97F4A7C15ull) ^ (index * 0xD1B54A32D192ED03ull));
-  return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /// Sets *flag = 0 while other threads may do the same (every writer writes
 /// the same value; the atomic store only keeps the host build free of a
@@ -358,7 +342,7 @@ size_type pmis_init(const Exec& exec, size_type n, const offset_type* row_ptr,
         const bool isolated = !depends && influence[i] == 0;
         weight[i] = isolated
                         ? kDecidedWeight
-                        : double(influence[i]) + hash_unit(seed, static_cast<std::uint64_t>(id));
+                        : double(influence[i]) + base::random_unit(seed, static_cast<std::uint64_t>(id));
         cf[i] = isolated ? (isolated_coarse ? kCoarse : kFine) : kUndecided;
         cand[i] = isolated ? 0 : 1;
         return isolated ? 0 : 1;

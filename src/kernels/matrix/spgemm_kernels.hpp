@@ -79,6 +79,11 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
 /// (the tests lower it to reach the rows past it).
 inline std::atomic<std::uint64_t> staging_budget{std::uint64_t{1} << 28};
 
+/// Whether the CUDA product records events between its stages and prints
+/// their times to stderr (strata::detail::spgemm_stage_timing() sets it;
+/// the benchmarks' --spgemm-stages).
+inline std::atomic<bool> stage_timing{false};
+
 // ---- single-source helpers (spgemm_kernels.ipp) ----
 
 /// work[i] = sum_{e in [a_row_ptr[i], a_row_ptr[i+1])} (b_row_ptr[k+1] - b_row_ptr[k]),

@@ -8,24 +8,10 @@
 #include <string>
 
 #include "kernels/base/hd.hpp"
+#include "kernels/base/random.hpp"
 #include "kernels/matrix/spgemm_kernels.hpp"
 
 namespace strata::kernels::spgemm {
-
-namespace hashing {
-
-/// A 64-bit mixing function (the finaliser of MurmurHash3): consecutive
-/// inputs give unrelated outputs, so a sum of them identifies a pattern.
-STRATA_HD inline std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-}  // namespace hashing
 
 template <class Exec>
 size_type row_products(const Exec& exec, size_type rows, const offset_type* a_row_ptr,
@@ -77,18 +63,19 @@ std::uint64_t pattern_fingerprint(const Exec& exec, const Pattern& P) {
   const std::uint64_t entries = transform_reduce(
       exec, P.nnz, std::uint64_t{0},
       [=] STRATA_HD(size_type k) {
-        return hashing::mix64(static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ull +
-                              static_cast<std::uint32_t>(col_idx[k]));
+        return base::murmur3_mix(static_cast<std::uint64_t>(k) * base::golden_gamma +
+                                 static_cast<std::uint32_t>(col_idx[k]));
       },
       ops::Plus{});
   const std::uint64_t offsets = transform_reduce(
       exec, P.rows + 1, std::uint64_t{0},
       [=] STRATA_HD(size_type i) {
-        return hashing::mix64(static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ull ^
-                              static_cast<std::uint64_t>(row_ptr[i]));
+        return base::murmur3_mix(static_cast<std::uint64_t>(i) * base::index_multiplier ^
+                                 static_cast<std::uint64_t>(row_ptr[i]));
       },
       ops::Plus{});
-  return hashing::mix64(entries ^ hashing::mix64(offsets + static_cast<std::uint64_t>(P.cols)));
+  return base::murmur3_mix(entries ^
+                           base::murmur3_mix(offsets + static_cast<std::uint64_t>(P.cols)));
 }
 
 }  // namespace strata::kernels::spgemm

@@ -381,11 +381,6 @@ void mm_operand_values(const CudaExec& exec, const InterpolationInput<T>& in, Mm
           operands.AFF.row_ptr().data(), nullptr, operands.AFF.values().data());
 }
 
-template MmOperands<double> mm_operands<double>(const CudaExec&, const InterpolationInput<double>&,
-                                                MmVariant);
-template void mm_operand_values<double>(const CudaExec&, const InterpolationInput<double>&,
-                                        MmVariant, MmOperands<double>&);
-
 template <class T>
 void strength(const CudaExec& exec, size_type n, size_type nnz, const offset_type* row_ptr,
               const index_type* col_idx, const T* values, double theta, double max_row_sum,
@@ -407,9 +402,6 @@ void strength(const CudaExec& exec, size_type n, size_type nnz, const offset_typ
     launch_strength<32>(exec, n, row_ptr, col_idx, values, theta_scaled, mrs, use_row_sum, strong);
   }
 }
-
-template void strength<double>(const CudaExec&, size_type, size_type, const offset_type*,
-                               const index_type*, const double*, double, double, std::uint8_t*);
 
 }  // namespace strata::kernels::classical
 

@@ -167,10 +167,8 @@ void dense_matvec(const CudaExec& exec, size_type n, const T* M, const T* x, T* 
   STRATA_CUDA_CHECK(cudaGetLastError());
 }
 
-template void csr_to_dense<CudaExec, double>(const CudaExec&, size_type, const offset_type*,
-                                             const index_type*, const double*, double*);
-template size_type dense_invert<CudaExec, double>(const CudaExec&, size_type, double*, double);
-template void dense_matvec<double>(const CudaExec&, size_type, const double*, const double*,
-                                   double*);
-
 }  // namespace strata::kernels::amg
+
+#define STRATA_EXEC CudaExec
+#include "kernels/amg/coarse_solve_instantiate.inc"
+#undef STRATA_EXEC

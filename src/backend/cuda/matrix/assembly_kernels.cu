@@ -14,8 +14,6 @@ void sort_entries(const Exec& exec, size_type n, key_type* keys, size_type* perm
   stable_sort_by_key(exec, keys, perm, n, key_bits);
 }
 
-template void sort_entries<CudaExec>(const CudaExec&, size_type, key_type*, size_type*, int);
-
 }  // namespace strata::kernels::assembly
 
 #define STRATA_EXEC CudaExec

@@ -165,25 +165,8 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   run(I6{}, I3{});  // the last fast path: 6x3
 }
 
-#define STRATA_BSR_CUDA(T)                                                                         \
-  template void spmv<CudaExec, T>(const CudaExec&, size_type, size_type, int, int,                 \
-                                  const offset_type*, const index_type*, const T*, T, const T*, T, \
-                                  T*);                                                             \
-  template size_type validate<CudaExec, T>(const CudaExec&, size_type, size_type, size_type, int,  \
-                                           const offset_type*, const index_type*, const T*);       \
-  template BsrMatrix<T> from_csr<CudaExec, T>(const CudaExec&, size_type, size_type,               \
-                                              const offset_type*, const index_type*, const T*,     \
-                                              size_type, int, int);                                \
-  template CsrMatrix<T> to_csr<CudaExec, T>(const CudaExec&, size_type, size_type, int, int,       \
-                                            const offset_type*, const index_type*, const T*,       \
-                                            size_type);                                            \
-  template BsrMatrix<T> transpose<CudaExec, T>(const CudaExec&, size_type, size_type, int, int,    \
-                                               const offset_type*, const index_type*, const T*,    \
-                                               size_type);
-
-STRATA_BSR_CUDA(float)
-STRATA_BSR_CUDA(double)
-
-#undef STRATA_BSR_CUDA
-
 }  // namespace strata::kernels::bsr
+
+#define STRATA_EXEC CudaExec
+#include "kernels/matrix/bsr_instantiate.inc"
+#undef STRATA_EXEC

@@ -276,30 +276,8 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
   return result;
 }
 
-template void spmv<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
-                                    const offset_type*, const index_type*, const float*, float,
-                                    const float*, float, const float*, float*);
-template void jacobi_sweep<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
-                                          const offset_type*, const index_type*, const float*,
-                                          const float*, const float*, const float*, float*);
-template void spmv<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
-                                    const offset_type*, const index_type*, const double*, double,
-                                    const double*, double, const double*, double*);
-template void jacobi_sweep<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
-                                          const offset_type*, const index_type*, const double*,
-                                          const double*, const double*, const double*, double*);
-template float spmv_dot<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
-                                         const offset_type*, const index_type*, const float*,
-                                         const float*, float*);
-template double spmv_dot<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
-                                           const offset_type*, const index_type*, const double*,
-                                           const double*, double*);
-template std::pair<size_type, size_type> row_length_range<CudaExec>(const CudaExec&, size_type,
-                                                                  const offset_type*);
-template size_type validate<CudaExec, float>(const CudaExec&, size_type, size_type, size_type,
-                                             const offset_type*, const index_type*, const float*);
-template size_type validate<CudaExec, double>(const CudaExec&, size_type, size_type, size_type,
-                                              const offset_type*, const index_type*,
-                                              const double*);
-
 }  // namespace strata::kernels::csr
+
+#define STRATA_EXEC CudaExec
+#include "kernels/matrix/csr_instantiate.inc"
+#undef STRATA_EXEC

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/cuda/base/parallel.cuh"
-#include "strata/matrix/cusparse_reference.hpp"
+#include "core/cusparse_reference.hpp"
 
 namespace strata {
 

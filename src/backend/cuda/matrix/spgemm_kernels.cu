@@ -83,6 +83,7 @@
 #include <vector>
 
 #include "backend/cuda/base/parallel.cuh"
+#include "kernels/base/random.hpp"
 #include "kernels/matrix/spgemm_kernels.hpp"
 #include "kernels/matrix/spgemm_kernels.ipp"
 
@@ -150,13 +151,13 @@ static_assert(short_row_limit <= row_entries_per_lane * 4,
 // single row needs more.
 constexpr offset_type global_table_budget = offset_type{1} << 26;
 
-/// Opt-in stage timing for tuning (environment STRATA_SPGEMM_PROFILE set):
-/// events recorded on the stream between stages, printed to stderr when the
-/// call ends. Off, it costs one getenv per call.
+/// Opt-in stage timing for tuning (stage_timing set, by the benchmarks'
+/// --spgemm-stages): events recorded on the stream between stages, printed
+/// to stderr when the call ends. Off, it costs one atomic load per call.
 class StageLog {
  public:
   StageLog(cudaStream_t stream, const char* what, size_type rows)
-      : on_(std::getenv("STRATA_SPGEMM_PROFILE") != nullptr),
+      : on_(stage_timing.load(std::memory_order_relaxed)),
         stream_(stream),
         what_(what),
         rows_(rows) {
@@ -347,8 +348,7 @@ __global__ void class_begin_kernel(size_type n, const std::uint8_t* __restrict__
 /// bits of key * 2^64/phi. (Low bits would keep the strides of stencil
 /// columns, n and n^2, which are often multiples of the table size.)
 __device__ __forceinline__ std::uint64_t hash_slot(index_type key, int bits) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
-         (64 - bits);
+  return base::fibonacci_hash(static_cast<std::uint32_t>(key), 64 - bits);
 }
 
 /// Inserts `key` into the open-addressing table (linear probing, never
@@ -1731,17 +1731,8 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   return product;
 }
 
-template Product<float> multiply(const CudaExec&, const Pattern&, const float*, const Pattern&,
-                                 const float*);
-template Product<double> multiply(const CudaExec&, const Pattern&, const double*, const Pattern&,
-                                  const double*);
-template void numeric(const CudaExec&, const Pattern&, const float*, const Pattern&, const float*,
-                      const Pattern&, const detail::ProductSchedule&, float*);
-template void numeric(const CudaExec&, const Pattern&, const double*, const Pattern&, const double*,
-                      const Pattern&, const detail::ProductSchedule&, double*);
-template size_type row_products(const CudaExec&, size_type, const offset_type*, const index_type*,
-                                const offset_type*, offset_type*);
-template size_type counts_to_offsets(const CudaExec&, offset_type*, size_type, size_type);
-template std::uint64_t pattern_fingerprint(const CudaExec&, const Pattern&);
-
 }  // namespace strata::kernels::spgemm
+
+#define STRATA_EXEC CudaExec
+#include "kernels/matrix/spgemm_instantiate.inc"
+#undef STRATA_EXEC

@@ -2,11 +2,6 @@
 #include "backend/cuda/base/parallel.cuh"
 #include "kernels/matrix/transpose_kernels.ipp"
 
-namespace strata::kernels::transpose {
-
-template CsrMatrix<float> transpose_csr(const CudaExec&, size_type, size_type, size_type,
-                                        const offset_type*, const index_type*, const float*);
-template CsrMatrix<double> transpose_csr(const CudaExec&, size_type, size_type, size_type,
-                                         const offset_type*, const index_type*, const double*);
-
-}  // namespace strata::kernels::transpose
+#define STRATA_EXEC CudaExec
+#include "kernels/matrix/transpose_instantiate.inc"
+#undef STRATA_EXEC

@@ -52,10 +52,8 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   return -1;
 }
 
-template void csr_to_dense<HostExec, double>(const HostExec&, size_type, const offset_type*,
-                                             const index_type*, const double*, double*);
-template size_type dense_invert<HostExec, double>(const HostExec&, size_type, double*, double);
-template void dense_matvec<HostExec, double>(const HostExec&, size_type, const double*,
-                                             const double*, double*);
-
 }  // namespace strata::kernels::amg
+
+#define STRATA_EXEC HostExec
+#include "kernels/amg/coarse_solve_instantiate.inc"
+#undef STRATA_EXEC

@@ -7,10 +7,6 @@
 
 #include "backend/host/base/parallel.hpp"
 
-#define STRATA_EXEC HostExec
-#include "kernels/blas/vector_instantiate.inc"
-#undef STRATA_EXEC
-
 namespace strata::kernels::blas {
 
 namespace {
@@ -91,13 +87,8 @@ void multi_axpy_dot(const HostExec& exec, size_type n, int k, const T* const* V,
   multi_pass(exec, n, k, V, h, w, out);
 }
 
-#define STRATA_MULTI_KERNELS(T)                                                                   \
-  template void multi_dot<T>(const HostExec&, size_type, int, const T* const*, const T*, T*);     \
-  template void multi_axpy<T>(const HostExec&, size_type, int, const T* const*, const T*, T*);    \
-  template void multi_axpy_dot<T>(const HostExec&, size_type, int, const T* const*, const T*, T*, \
-                                  T*);
-STRATA_MULTI_KERNELS(float)
-STRATA_MULTI_KERNELS(double)
-#undef STRATA_MULTI_KERNELS
-
 }  // namespace strata::kernels::blas
+
+#define STRATA_EXEC HostExec
+#include "kernels/blas/vector_instantiate.inc"
+#undef STRATA_EXEC

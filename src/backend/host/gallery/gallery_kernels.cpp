@@ -2,18 +2,6 @@
 #include "backend/host/base/parallel.hpp"
 #include "kernels/gallery/gallery_kernels.ipp"
 
-namespace strata::kernels::gallery {
-
-template CsrMatrix<double> poisson2d(const HostExec&, size_type, size_type);
-template CsrMatrix<double> poisson2d_9pt(const HostExec&, size_type, size_type);
-template CsrMatrix<double> poisson3d(const HostExec&, size_type, size_type, size_type);
-template CsrMatrix<double> diffusion3d_27pt(const HostExec&, size_type, size_type, size_type);
-template CsrMatrix<double> anisotropic2d(const HostExec&, size_type, size_type, const Stencil2d&);
-template CsrMatrix<double> jumps3d(const HostExec&, size_type, size_type, size_type, double, int);
-template CsrMatrix<double> convdiff3d(const HostExec&, size_type, size_type, size_type,
-                                      const Stencil7&);
-template CsrMatrix<double> elasticity3d(const HostExec&, size_type, const HexStiffness&);
-template void elasticity_coordinates(const HostExec&, size_type, double*);
-template void rigid_body_modes(const HostExec&, size_type, const double*, ModePointers);
-
-}  // namespace strata::kernels::gallery
+#define STRATA_EXEC HostExec
+#include "kernels/gallery/gallery_instantiate.inc"
+#undef STRATA_EXEC

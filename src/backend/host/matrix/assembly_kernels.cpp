@@ -95,8 +95,6 @@ void sort_entries(const Exec& exec, size_type n, key_type* keys, size_type* perm
   }
 }
 
-template void sort_entries<HostExec>(const HostExec&, size_type, key_type*, size_type*, int);
-
 }  // namespace strata::kernels::assembly
 
 #define STRATA_EXEC HostExec

@@ -86,25 +86,8 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   detail::spmv_generic(exec, block_rows, r, c, row_ptr, col_idx, values, alpha, x, beta, y);
 }
 
-#define STRATA_BSR_HOST(T)                                                                         \
-  template void spmv<HostExec, T>(const HostExec&, size_type, size_type, int, int,                 \
-                                  const offset_type*, const index_type*, const T*, T, const T*, T, \
-                                  T*);                                                             \
-  template size_type validate<HostExec, T>(const HostExec&, size_type, size_type, size_type, int,  \
-                                           const offset_type*, const index_type*, const T*);       \
-  template BsrMatrix<T> from_csr<HostExec, T>(const HostExec&, size_type, size_type,               \
-                                              const offset_type*, const index_type*, const T*,     \
-                                              size_type, int, int);                                \
-  template CsrMatrix<T> to_csr<HostExec, T>(const HostExec&, size_type, size_type, int, int,       \
-                                            const offset_type*, const index_type*, const T*,       \
-                                            size_type);                                            \
-  template BsrMatrix<T> transpose<HostExec, T>(const HostExec&, size_type, size_type, int, int,    \
-                                               const offset_type*, const index_type*, const T*,    \
-                                               size_type);
-
-STRATA_BSR_HOST(float)
-STRATA_BSR_HOST(double)
-
-#undef STRATA_BSR_HOST
-
 }  // namespace strata::kernels::bsr
+
+#define STRATA_EXEC HostExec
+#include "kernels/matrix/bsr_instantiate.inc"
+#undef STRATA_EXEC

@@ -71,30 +71,8 @@ T spmv_dot(const Exec& exec, size_type rows, size_type nnz, size_type max_row,
                           ops::Plus{});
 }
 
-template float spmv_dot<HostExec, float>(const HostExec&, size_type, size_type, size_type,
-                                         const offset_type*, const index_type*, const float*,
-                                         const float*, float*);
-template double spmv_dot<HostExec, double>(const HostExec&, size_type, size_type, size_type,
-                                           const offset_type*, const index_type*, const double*,
-                                           const double*, double*);
-template void spmv<HostExec, float>(const HostExec&, size_type, size_type, size_type,
-                                    const offset_type*, const index_type*, const float*, float,
-                                    const float*, float, const float*, float*);
-template void jacobi_sweep<HostExec, float>(const HostExec&, size_type, size_type, size_type,
-                                          const offset_type*, const index_type*, const float*,
-                                          const float*, const float*, const float*, float*);
-template void spmv<HostExec, double>(const HostExec&, size_type, size_type, size_type,
-                                    const offset_type*, const index_type*, const double*, double,
-                                    const double*, double, const double*, double*);
-template void jacobi_sweep<HostExec, double>(const HostExec&, size_type, size_type, size_type,
-                                          const offset_type*, const index_type*, const double*,
-                                          const double*, const double*, const double*, double*);
-template std::pair<size_type, size_type> row_length_range<HostExec>(const HostExec&, size_type,
-                                                                  const offset_type*);
-template size_type validate<HostExec, float>(const HostExec&, size_type, size_type, size_type,
-                                             const offset_type*, const index_type*, const float*);
-template size_type validate<HostExec, double>(const HostExec&, size_type, size_type, size_type,
-                                              const offset_type*, const index_type*,
-                                              const double*);
-
 }  // namespace strata::kernels::csr
+
+#define STRATA_EXEC HostExec
+#include "kernels/matrix/csr_instantiate.inc"
+#undef STRATA_EXEC

@@ -25,11 +25,15 @@
 #include <vector>
 
 #include "backend/host/base/parallel.hpp"
+#include "kernels/base/random.hpp"
 #include "kernels/matrix/spgemm_kernels.ipp"
 
 namespace strata::kernels::spgemm {
 
-namespace {
+// Named, not anonymous: multiply()'s lambdas hold these types, and GCC warns
+// (-Wsubobject-linkage) when such a lambda is instantiated from an included
+// file (the instantiations are in spgemm_instantiate.inc).
+namespace host_product {
 
 constexpr index_type empty_key = std::numeric_limits<index_type>::max();
 // Rows per OpenMP task: small enough to balance rows of uneven work.
@@ -94,9 +98,7 @@ class ColumnSet {
   // repeat with strides like n^2 that are multiples of the table size, and
   // the low bits of the key alone would pile them into one slot.
   std::size_t home(index_type key) const {
-    return static_cast<std::size_t>(
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
-        shift_);
+    return static_cast<std::size_t>(base::fibonacci_hash(static_cast<std::uint32_t>(key), shift_));
   }
 
   std::vector<index_type> table_;
@@ -203,7 +205,9 @@ size_type fill_row(FillScratch<T>& scratch, const Pattern& A, const T* a_values,
   return n;
 }
 
-}  // namespace
+}  // namespace host_product
+
+using namespace host_product;
 
 template <class Exec, class T>
 void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Pattern& B,
@@ -281,17 +285,8 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   return product;
 }
 
-template Product<float> multiply(const HostExec&, const Pattern&, const float*, const Pattern&,
-                                 const float*);
-template Product<double> multiply(const HostExec&, const Pattern&, const double*, const Pattern&,
-                                  const double*);
-template void numeric(const HostExec&, const Pattern&, const float*, const Pattern&, const float*,
-                      const Pattern&, const detail::ProductSchedule&, float*);
-template void numeric(const HostExec&, const Pattern&, const double*, const Pattern&, const double*,
-                      const Pattern&, const detail::ProductSchedule&, double*);
-template size_type row_products(const HostExec&, size_type, const offset_type*, const index_type*,
-                                const offset_type*, offset_type*);
-template size_type counts_to_offsets(const HostExec&, offset_type*, size_type, size_type);
-template std::uint64_t pattern_fingerprint(const HostExec&, const Pattern&);
-
 }  // namespace strata::kernels::spgemm
+
+#define STRATA_EXEC HostExec
+#include "kernels/matrix/spgemm_instantiate.inc"
+#undef STRATA_EXEC

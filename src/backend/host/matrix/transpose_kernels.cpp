@@ -99,9 +99,8 @@ CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols,
   return result();
 }
 
-template CsrMatrix<float> transpose_csr(const HostExec&, size_type, size_type, size_type,
-                                        const offset_type*, const index_type*, const float*);
-template CsrMatrix<double> transpose_csr(const HostExec&, size_type, size_type, size_type,
-                                         const offset_type*, const index_type*, const double*);
-
 }  // namespace strata::kernels::transpose
+
+#define STRATA_EXEC HostExec
+#include "kernels/matrix/transpose_instantiate.inc"
+#undef STRATA_EXEC

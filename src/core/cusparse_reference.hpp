@@ -1,7 +1,12 @@
 #pragma once
 /// \file
 /// cuSPARSE's CSR SpMV on a Strata matrix: the reference point our own SpMV
-/// is measured against (`strata spmv`). Not used by the solvers.
+/// is measured against (`strata spmv`, the benchmarks). Not used by the
+/// solvers, and not part of the installed API: an internal header that the
+/// program, the tests and the benchmarks reach through the include path
+/// ${PROJECT_SOURCE_DIR}/src. The definitions are in the library
+/// (backend/cuda/matrix/cusparse_reference.cu, or core/cusparse_reference_stub.cpp
+/// without CUDA), beside the pool and streams they use.
 
 #include <cstddef>
 #include <memory>
