@@ -124,7 +124,9 @@ TEST_P(LevelKinds, BlockLevelsRunThroughTheCycleLikeScalarOnes) {
   EXPECT_LT(ib.iterations, 20);
   EXPECT_LT(test::relative_residual(*fine, b, xb), 1e-8);
   const auto vb = xb.to_vector(), vs = xs.to_vector();
-  for (std::size_t i = 0; i < vb.size(); ++i) ASSERT_NEAR(vb[i], vs[i], 1e-9) << i;
+  // The device rounds BSR and CSR products differently: equal to rounding.
+  for (std::size_t i = 0; i < vb.size(); ++i)
+    ASSERT_NEAR(vb[i], vs[i], 1e-10 * std::abs(vs[i])) << i;
   EXPECT_NE(amg::format_summary(H.summary()).find("operator complexity"), std::string::npos);
 }
 
