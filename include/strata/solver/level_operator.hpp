@@ -64,8 +64,12 @@ class CoarseProduct {
 
 /// The contract of one level (see the file comment). A LevelOperator lives
 /// on one executor and takes vectors there; its scalar sizes are rows() and
-/// cols(). Implementations check operand locations and sizes like the
-/// matrix functions they call (location_mismatch, dimension_mismatch).
+/// cols(). Vector layout: vectors are plain scalar vectors of rows() (or
+/// cols()) entries whatever the kind; a block kind numbers unknown a of
+/// block row I as I * r + a, so levels of different kinds exchange vectors
+/// without conversion. Implementations check operand locations and sizes
+/// like the matrix functions they call (location_mismatch,
+/// dimension_mismatch).
 template <class T>
 class LevelOperator : public LinearOperator<T> {
  public:
