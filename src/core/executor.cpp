@@ -145,6 +145,10 @@ void copy_bytes(void* dst, const Executor& dst_exec, const void* src, const Exec
 
 bool cuda_available() noexcept { return cuda_device_count() > 0; }
 
+Executor Executor::default_executor() {
+  return cuda_available() ? Executor::cuda(0) : Executor::host();
+}
+
 int cuda_device_count() noexcept {
 #if STRATA_WITH_CUDA
   return cuda_detail::device_count();

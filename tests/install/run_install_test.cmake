@@ -7,6 +7,15 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${STRATA_BINARY_DIR} --prefix
 if(rc)
   message(FATAL_ERROR "install failed (${rc})")
 endif()
+# The installed program starts from its prefix (its runtime path finds the
+# library there), when the apps were built.
+if(EXISTS ${WORK_DIR}/prefix/bin/strata)
+  execute_process(COMMAND ${WORK_DIR}/prefix/bin/strata info poisson2d --n 4
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "the installed strata program did not run (${rc}): ${out}${err}")
+  endif()
+endif()
 # Test hooks, the cuSPARSE reference and environment switches are internal
 # (src/core/*_internal.hpp, src/core/cusparse_reference.hpp): none installed.
 file(GLOB_RECURSE installed_headers ${WORK_DIR}/prefix/include/strata/*.hpp)
@@ -19,7 +28,9 @@ foreach(header ${installed_headers})
 endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
-                        "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}"
+                        "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}"
+                        "-DCMAKE_Fortran_FLAGS=${CONSUMER_FLAGS}"
+                        "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}"
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed (${rc})")
@@ -28,7 +39,24 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "building the consumer failed (${rc})")
 endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "the consumer failed (${rc})")
+# CONSUMER_PROGRAMS: the programs to run (comma-separated; default
+# "consumer"); CONSUMER_OPTIONAL: programs run when they were built (the
+# Fortran example needs a Fortran compiler).
+if(NOT CONSUMER_PROGRAMS)
+  set(CONSUMER_PROGRAMS consumer)
 endif()
+string(REPLACE "," ";" required "${CONSUMER_PROGRAMS}")
+string(REPLACE "," ";" optional "${CONSUMER_OPTIONAL}")
+foreach(program ${required} ${optional})
+  if(NOT EXISTS ${WORK_DIR}/build/${program})
+    if(program IN_LIST optional)
+      message(STATUS "${program} was not built (no compiler for it): not run")
+      continue()
+    endif()
+    message(FATAL_ERROR "${program} was not built")
+  endif()
+  execute_process(COMMAND ${WORK_DIR}/build/${program} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "${program} failed (${rc})")
+  endif()
+endforeach()

@@ -93,6 +93,9 @@ class Executor {
   static Executor host(int threads = 0) { return Executor(HostExec(threads)); }
   /// Throws not_compiled in a build without CUDA.
   static Executor cuda(int device = 0) { return Executor(CudaExec(device)); }
+  /// The first CUDA device when this build has CUDA and a device can be
+  /// used, the host otherwise: what a program that runs anywhere starts with.
+  static Executor default_executor();
 
   Location location() const noexcept {
     return exec_.index() == 0 ? Location::host : Location::cuda;
