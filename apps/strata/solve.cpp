@@ -13,10 +13,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "commands.hpp"
 #include "config.hpp"
+#include "defaults.hpp"
 #include "problem.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/config/solver_config.hpp"
@@ -38,6 +40,9 @@ struct SolveOptions {
   int print_every = 0;
   bool resetup = false;
   bool print_config = false;
+  /// Paths of the settings given by a flag or a --config key: the defaults
+  /// that follow the matrix leave them alone.
+  std::set<std::string> given;
 };
 
 /// The name of a choice parameter's current value ("cg", "amg", "V").
@@ -73,17 +78,18 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   }
   Vector<double> x(exec, A.rows(), 0.0);
 
-  // Symmetry decides Lanczos versus Arnoldi for Chebyshev's estimate; the
-  // gallery knows, a file is checked (on the host copy it was read into).
-  // The setting preconditioner.chebyshev.symmetric = false always asks for
+  // What A is decides the defaults: the gallery knows its symmetry, a file
+  // is analysed (on the host copy it was read into). A system that cannot
+  // be solved as given is refused, saying why.
+  const MatrixFacts facts = inspect(p, A);
+  refuse_hopeless(facts, p.name);
+  const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  // Symmetry decides Lanczos versus Arnoldi for Chebyshev's estimate. The
+  // setting preconditioner.chebyshev.symmetric = false always asks for
   // Arnoldi; true is kept only for a matrix known or found symmetric.
   auto& chebyshev = cfg.preconditioner.chebyshev;
   if (cfg.preconditioner.type == config::PreconditionerType::chebyshev && chebyshev.symmetric) {
-    chebyshev.symmetric =
-        p.source == "gallery"
-            ? o.problem != "convdiff3d"
-            : (exec.is_host() ? analyze(A).numerically_symmetric
-                              : analyze(A.to(Executor::host())).numerically_symmetric);
+    chebyshev.symmetric = facts.symmetric;
   }
 
   const bool amg = cfg.preconditioner.type == config::PreconditionerType::amg;
@@ -138,6 +144,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
         method_name(method).c_str(), precond_desc.c_str(), tol,
         cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
         o.rhs.empty() ? "ones" : o.rhs.c_str());
+    for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
   }
 
   CsrOperator<double> op(shared_A);
@@ -172,7 +179,11 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
               {"status", to_string(info.status)},
               {"message", info.message},
               {"relative_residual", true_relative},
+              {"true_residual_norm", info.true_residual_norm},
               {"tracked_relative_residual", info.relative_residual},
+              {"tracked_residual_norm", info.residual_norm},
+              {"residual_replacements", info.residual_replacements},
+              {"chosen", chosen},
               {"load_seconds", p.load_seconds},
               {"setup_seconds", setup_seconds},
               {"solve_seconds", solve_seconds},
@@ -291,6 +302,20 @@ std::string flag_help(const SettingFlag& f) {
   return p.doc + " (same as " + same + ")";
 }
 
+/// True when the object `j` holds the dotted `path` ("solver.type").
+bool holds_path(const json& j, const std::string& path) {
+  const json* at = &j;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', from);
+    const std::string key = path.substr(from, dot == std::string::npos ? dot : dot - from);
+    if (!at->is_object() || !at->contains(key)) return false;
+    at = &(*at)[key];
+    if (dot == std::string::npos) return true;
+    from = dot + 1;
+  }
+}
+
 /// Reads `--config FILE.json`: the program's own keys (problem, n, rhs,
 /// device) unless given as flags, the rest through config_from_json.
 config::SolverConfig read_config_file(SolveOptions& o, const CLI::App& cmd) {
@@ -308,6 +333,11 @@ config::SolverConfig read_config_file(SolveOptions& o, const CLI::App& cmd) {
   take("n", "--n", integer(o.n, "n"));
   take("rhs", "--rhs", text(o.rhs, "rhs"));
   take("device", "--device", boolean(o.device, "device"));
+  for (const auto& p : config::parameters()) {
+    bool held = holds_path(j, p.path);
+    for (const auto& alias : p.json_aliases) held = held || holds_path(j, alias);
+    if (held) o.given.insert(p.path);
+  }
   return config::config_from_json(j.dump());
 }
 
@@ -320,6 +350,7 @@ config::SolverConfig effective_settings(SolveOptions& o, const CLI::App& cmd,
     for (const auto& f : flags) {
       if (f.option != given) continue;
       for (const auto* p : f.targets) {
+        o.given.insert(p->path);
         switch (f.kind) {
           case SettingFlag::Kind::value:
             config::set_parameter_from_text(cfg, *p, f.text, f.name);

@@ -147,6 +147,15 @@ void declare_solver(std::vector<Parameter>& out) {
                 "Reference of the relative tolerance: ||b|| or ||b - A x0||");
   krylov.boolean("record_history", &KrylovParams::record_history,
                  "Keep the residual norm of every iteration");
+  krylov.number("divergence_tolerance", &KrylovParams::divergence_tolerance, at_least(0),
+                "Stop (diverged) when ||r|| > this * max(reference, ||r0||); 0: off, else >= 1",
+                {.flags = {"--dtol"}});
+  krylov.integer("stagnation_window", &KrylovParams::stagnation_window, at_least(0),
+                 "Stop (stagnated) when the residual falls by less than stagnation_factor over "
+                 "this many iterations; 0: off");
+  krylov.number("stagnation_factor", &KrylovParams::stagnation_factor, {.min = 0, .max = 1, .min_open = true},
+                "Least reduction over a stagnation window: the smallest residual of the window "
+                "must be below this times the smallest before it");
   solver.integer("restart", &KrylovSettings::restart, at_least(1),
                  "Restart length of GMRES and FGMRES", {.flags = {"--restart"}});
   solver.integer("truncation", &KrylovSettings::truncation, at_least(1),

@@ -12,7 +12,17 @@
 ///     ||b - A x||_2 <= max(relative_tolerance * ||b||_2, absolute_tolerance)
 ///
 /// (relative to ||b|| by default; `relative_to = initial_residual` measures it
-/// against ||b - A x0|| instead). Not converging is a result, not an error:
+/// against ||b - A x0|| instead). The tolerance is met only by the true
+/// residual: when the residual a method tracks (its recurrence, or GMRES's
+/// Arnoldi estimate) meets it, the method computes b - A x (one more
+/// product, its norm through the Reduction); if that misses the target, it
+/// goes on from the true residual (residual replacement in CG, FCG and
+/// BiCGSTAB, a restart in GMRES and FGMRES), and ends with
+/// `converged_recurrence_only` when a replacement did not at least halve the
+/// true residual of the previous one. A solve also stops when the residual
+/// grows past divergence_tolerance times its start (`diverged`) or does not
+/// fall over a window of iterations (`stagnated`): see KrylovParams.
+/// Not converging is a result, not an error:
 /// the returned SolveInfo says what happened. Bad arguments (sizes,
 /// locations, negative tolerances) throw.
 
@@ -35,9 +45,19 @@ enum class SolveStatus {
   /// CG found p^T A p <= 0 (operator not positive definite) or r^T z < 0
   /// (preconditioner not positive definite).
   indefinite,
+  /// The tracked residual met the tolerance but ||b - A x|| did not, and
+  /// going on from the true residual did not fix it (a singular or nearly
+  /// singular system, b outside the range of A, an operator that changed).
+  converged_recurrence_only,
+  /// The tracked residual grew past divergence_tolerance times its start.
+  diverged,
+  /// The residual did not fall by the factor stagnation_factor over
+  /// stagnation_window iterations.
+  stagnated,
 };
 
-/// "converged", "max_iterations", ...
+/// "converged", "max_iterations", "breakdown", "non_finite", "indefinite",
+/// "converged_recurrence_only", "diverged", "stagnated".
 const char* to_string(SolveStatus status) noexcept;
 
 /// What a solve did.
@@ -53,9 +73,17 @@ struct SolveInfo {
   double reference_norm = 0;
   /// residual_norm / reference_norm.
   double relative_residual = 0;
+  /// ||b - A x|| of the returned x, computed by the solve (for `converged`
+  /// it is what met the tolerance).
+  double true_residual_norm = 0;
+  /// true_residual_norm / reference_norm.
+  double true_relative_residual = 0;
+  /// How often the method went on from the true residual after its tracked
+  /// one met the tolerance (residual replacements or GMRES restarts).
+  int residual_replacements = 0;
   /// Tracked residual norm after each iteration, starting with iteration 0.
   std::vector<double> residual_history;
-  /// Human-readable detail for breakdown, non_finite and indefinite.
+  /// Human-readable detail for every status but converged and max_iterations.
   std::string message;
   bool converged() const noexcept { return status == SolveStatus::converged; }
 };
@@ -70,6 +98,27 @@ struct KrylovParams {
   int max_iterations = 1000;
   RelativeTo relative_to = RelativeTo::rhs;
   bool record_history = true;
+  /// Stop with `diverged` when the tracked residual exceeds
+  /// divergence_tolerance * max(reference, ||r0||); 0 switches it off, else
+  /// >= 1. The default 1e5 is PETSc's dtol: far above the transient growth
+  /// of CG or BiCGSTAB residuals on hard but solvable problems (a few orders
+  /// of magnitude at most), while a method that does not fit the matrix (CG
+  /// on a nonsymmetric one) passes it within tens of iterations.
+  double divergence_tolerance = 1e5;
+  /// Stop with `stagnated` when the smallest residual of the last
+  /// stagnation_window iterations is not below stagnation_factor times the
+  /// smallest one before them (||r0|| included); 0 switches it off. The
+  /// default (500 iterations, 0.99) asks for 1% progress per 500
+  /// iterations: a method converging steadily at any rate that reaches 1e-8
+  /// within 500,000 iterations is never stopped, and CG's residual may rise
+  /// for a few hundred iterations before it falls (Jacobi-CG on
+  /// suitesparse/1138_bus: 1.5 orders of magnitude above ||r0|| for 300
+  /// iterations, converged at 1044). A residual that sits on the floor of a
+  /// singular system is stopped after 500 iterations instead of running to
+  /// max_iterations.
+  int stagnation_window = 500;
+  /// See stagnation_window; in (0, 1].
+  double stagnation_factor = 0.99;
   /// Called after every iteration with (iteration, residual norm): progress
   /// output, logging. May be empty.
   std::function<void(int, double)> monitor;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <tuple>
 #include <cmath>
 #include <span>
@@ -25,6 +26,9 @@ const char* to_string(SolveStatus status) noexcept {
     case SolveStatus::breakdown: return "breakdown";
     case SolveStatus::non_finite: return "non_finite";
     case SolveStatus::indefinite: return "indefinite";
+    case SolveStatus::converged_recurrence_only: return "converged_recurrence_only";
+    case SolveStatus::diverged: return "diverged";
+    case SolveStatus::stagnated: return "stagnated";
   }
   return "unknown";
 }
@@ -43,7 +47,9 @@ std::string method_name(const KrylovMethod& method) {
 namespace {
 
 /// Global reductions through the Reduction, and the bookkeeping every
-/// method shares: the target, the history, the monitor, the status.
+/// method shares: the target, the history, the monitor, the status, and the
+/// stopping tests on the tracked residual (tolerance, divergence,
+/// stagnation) with the confirmation of the tolerance by the true residual.
 template <class T>
 class Progress {
  public:
@@ -56,29 +62,97 @@ class Progress {
   void combine(std::span<T> v) const { reduction_.combine(v); }
   std::pair<T, T> combine(std::pair<T, T> v) const { return reduction_.global(v); }
 
-  /// Starts with ||b|| and ||r0||; returns true when r0 already meets the target.
+  /// Starts with ||b|| and ||r0|| (a true residual); returns true when r0
+  /// already meets the target.
   bool start(double b_norm, double r0_norm) {
     info.initial_residual_norm = r0_norm;
     info.reference_norm =
         p_.relative_to == KrylovParams::RelativeTo::rhs ? b_norm : r0_norm;
     target_ = std::max(p_.relative_tolerance * info.reference_norm, p_.absolute_tolerance);
+    divergence_limit_ = p_.divergence_tolerance * std::max(info.reference_norm, r0_norm);
     record(r0_norm);
+    norms_.push_back(r0_norm);
+    set_true(r0_norm);
     if (!std::isfinite(r0_norm)) return finish(SolveStatus::non_finite, "the initial residual is not finite");
     return r0_norm <= target_ && finish(SolveStatus::converged);
   }
 
-  /// After an iteration; returns true when the solve should stop.
+  /// After an iteration, with the residual norm the method tracks. Returns
+  /// true when the method should stop iterating: either a final status is
+  /// set, or the tracked residual met the target (tolerance_met()), and the
+  /// method must call confirm() with ||b - A x||.
   bool step(double residual_norm) {
     ++info.iterations;
+    true_is_current_ = false;
     record(residual_norm);
+    norms_.push_back(residual_norm);
     if (p_.monitor) p_.monitor(info.iterations, residual_norm);
     if (!std::isfinite(residual_norm)) {
       return finish(SolveStatus::non_finite, "the residual norm became " +
                                                  std::to_string(residual_norm) +
                                                  " at iteration " + std::to_string(info.iterations));
     }
-    if (residual_norm <= target_) return finish(SolveStatus::converged);
+    if (residual_norm <= target_) {
+      tolerance_met_ = true;
+      return true;
+    }
+    if (p_.divergence_tolerance > 0 && residual_norm > divergence_limit_) {
+      return finish(SolveStatus::diverged,
+                    "the residual norm " + number(residual_norm) + " at iteration " +
+                        std::to_string(info.iterations) + " exceeds divergence_tolerance " +
+                        number(p_.divergence_tolerance) + " x " +
+                        number(divergence_limit_ / p_.divergence_tolerance) +
+                        " (the larger of the reference and ||r0||)");
+    }
     if (info.iterations >= p_.max_iterations) return finish(SolveStatus::max_iterations);
+    if (stagnant()) {
+      return finish(SolveStatus::stagnated,
+                    "the residual norm fell by less than stagnation_factor " +
+                        number(p_.stagnation_factor) + " over the last " +
+                        std::to_string(p_.stagnation_window) + " iterations (smallest " +
+                        number(window_minimum()) + ", before them " + number(earlier_minimum()) +
+                        ")");
+    }
+    return false;
+  }
+
+  /// step() stopped because the tracked residual met the target.
+  bool tolerance_met() const noexcept { return tolerance_met_; }
+
+  /// With ||b - A x|| of the current x. Returns true when the solve ends:
+  /// converged (the true residual meets the target), or
+  /// converged_recurrence_only (it does not, and going on from it after the
+  /// previous confirmation did not at least halve it), or max_iterations.
+  /// False: the method must go on from the true residual, which it holds in
+  /// place of its tracked one (the stagnation window restarts there).
+  bool confirm(double true_norm) {
+    tolerance_met_ = false;
+    set_true(true_norm);
+    if (!std::isfinite(true_norm)) {
+      return finish(SolveStatus::non_finite, "the true residual ||b - A x|| is " +
+                                                 number(true_norm) + " at iteration " +
+                                                 std::to_string(info.iterations));
+    }
+    if (true_norm <= target_) return finish(SolveStatus::converged);
+    const std::string what = "the tracked residual " + number(info.residual_norm) +
+                             " met the target " + number(target_) + " at iteration " +
+                             std::to_string(info.iterations) + " but ||b - A x|| = " +
+                             number(true_norm);
+    if (last_failed_true_ >= 0 && true_norm > 0.5 * last_failed_true_) {
+      return finish(SolveStatus::converged_recurrence_only,
+                    what + "; going on from the true residual did not reduce it (from " +
+                        number(last_failed_true_) +
+                        "): A may be singular with b outside its range");
+    }
+    last_failed_true_ = true_norm;
+    if (info.iterations >= p_.max_iterations) {
+      return finish(SolveStatus::max_iterations, what + " when max_iterations was reached");
+    }
+    ++info.residual_replacements;
+    norms_.back() = true_norm;
+    window_start_ = norms_.size() - 1;
+    info.residual_norm = true_norm;
+    info.relative_residual = relative(true_norm);
     return false;
   }
 
@@ -103,21 +177,60 @@ class Progress {
     return true;
   }
 
+  /// True when info.true_residual_norm belongs to the current x.
+  bool true_is_current() const noexcept { return true_is_current_; }
+  void set_true(double true_norm) {
+    info.true_residual_norm = true_norm;
+    info.true_relative_residual = relative(true_norm);
+    true_is_current_ = true;
+  }
+
   double target() const noexcept { return target_; }
   const KrylovParams& params() const noexcept { return p_; }
 
   SolveInfo info;
 
  private:
+  static std::string number(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3e", v);
+    return buffer;
+  }
+  double relative(double r) const {
+    return info.reference_norm > 0 ? r / info.reference_norm : r;
+  }
   void record(double r) {
     info.residual_norm = r;
-    info.relative_residual = info.reference_norm > 0 ? r / info.reference_norm : r;
+    info.relative_residual = relative(r);
     if (p_.record_history) info.residual_history.push_back(r);
+  }
+  /// The smallest norm of the last stagnation_window iterations.
+  double window_minimum() const {
+    const auto w = static_cast<std::size_t>(p_.stagnation_window);
+    return *std::min_element(norms_.end() - w, norms_.end());
+  }
+  /// The smallest norm since the window start, before the last window.
+  double earlier_minimum() const {
+    const auto w = static_cast<std::size_t>(p_.stagnation_window);
+    return *std::min_element(norms_.begin() + window_start_, norms_.end() - w);
+  }
+  bool stagnant() const {
+    const auto w = static_cast<std::size_t>(p_.stagnation_window);
+    if (w == 0 || norms_.size() - window_start_ <= w) return false;
+    return window_minimum() > p_.stagnation_factor * earlier_minimum();
   }
 
   const KrylovParams& p_;
   const Reduction<T>& reduction_;
   double target_ = 0;
+  double divergence_limit_ = 0;
+  /// The norm at start and after each iteration (replaced by the true one
+  /// where the method went on from it): the stagnation test's memory.
+  std::vector<double> norms_;
+  std::size_t window_start_ = 0;
+  bool tolerance_met_ = false;
+  bool true_is_current_ = false;
+  double last_failed_true_ = -1;
 };
 
 /// r = b - A x
@@ -127,10 +240,20 @@ void residual(const LinearOperator<T>& A, const Vector<T>& b, const Vector<T>& x
   axpby(T{1}, b, T{-1}, r);
 }
 
+/// After step() stopped: true when the solve ends. When the tracked residual
+/// met the target, r becomes b - A x and confirm() decides; false means the
+/// method goes on from that r.
 template <class T>
-SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const Vector<T>& b,
-                 Vector<T>& x, const LinearOperator<T>* M, const Reduction<T>& inner) {
-  Progress<T> pr(params, inner);
+bool ends(Progress<T>& pr, const LinearOperator<T>& A, const Vector<T>& b, const Vector<T>& x,
+          Vector<T>& r) {
+  if (!pr.tolerance_met()) return true;
+  residual(A, b, x, r);
+  return pr.confirm(pr.norm(r));
+}
+
+template <class T>
+SolveInfo run_cg(Progress<T>& pr, const LinearOperator<T>& A, const Vector<T>& b,
+                 Vector<T>& x, const LinearOperator<T>* M) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   Vector<T> r(exec, n), p(exec, n), q(exec, n);
@@ -141,19 +264,25 @@ SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const V
   if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
 
   T rz;
-  if (!M) rz = pr.dot(r, r);
-  else if (d) rz = pr.combine(pointwise_multiply_dot(*d, r, z));
-  else {
-    M->apply(r, z);
-    rz = pr.dot(r, z);
-  }
-  if (!pr.usable(rz, "r^T z")) return pr.info;
-  if (rz < 0) {
-    pr.finish(SolveStatus::indefinite, "r^T M r = " + std::to_string(rz) +
-                                           " < 0: the preconditioner is not positive definite");
-    return pr.info;
-  }
-  copy(z.values(), p.values());
+  // z = M r, rz = r^T z, p = z: the start, and the restart from a replaced
+  // residual. False (and a status) when r^T z is unusable.
+  const auto begin_directions = [&] {
+    if (!M) rz = pr.dot(r, r);
+    else if (d) rz = pr.combine(pointwise_multiply_dot(*d, r, z));
+    else {
+      M->apply(r, z);
+      rz = pr.dot(r, z);
+    }
+    if (!pr.usable(rz, "r^T z")) return false;
+    if (rz < 0) {
+      pr.finish(SolveStatus::indefinite, "r^T M r = " + std::to_string(rz) +
+                                             " < 0: the preconditioner is not positive definite");
+      return false;
+    }
+    copy(z.values(), p.values());
+    return true;
+  };
+  if (!begin_directions()) return pr.info;
   for (;;) {
     const T pq = pr.combine(A.apply_dot(p, q));
     if (!pr.usable(pq, "p^T A p")) return pr.info;
@@ -174,14 +303,16 @@ SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const V
       rr = pr.combine(exec.visit([&](const auto& e) {
         return kernels::solver::cg_update(e, n, alpha, p.data(), q.data(), x.data(), r.data());
       }));
-      if (M) {
-        M->apply(r, z);
-        rz_new = pr.dot(r, z);
-      } else {
-        rz_new = rr;
-      }
+      rz_new = rr;
     }
-    if (pr.step(std::sqrt(rr))) return pr.info;
+    if (pr.step(std::sqrt(rr))) {
+      if (ends(pr, A, b, x, r) || !begin_directions()) return pr.info;
+      continue;
+    }
+    if (M && !d) {
+      M->apply(r, z);
+      rz_new = pr.dot(r, z);
+    }
     if (!pr.usable(rz_new, "r^T z")) return pr.info;
     if (rz_new < 0) {
       pr.finish(SolveStatus::indefinite, "r^T M r = " + std::to_string(rz_new) +
@@ -194,10 +325,8 @@ SolveInfo run_cg(const KrylovParams& params, const LinearOperator<T>& A, const V
 }
 
 template <class T>
-SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
-                       const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M,
-                       const Reduction<T>& inner) {
-  Progress<T> pr(params, inner);
+SolveInfo run_bicgstab(Progress<T>& pr, const LinearOperator<T>& A,
+                       const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   Vector<T> r(exec, n), r_hat(exec, n), p(exec, n, T{0}), v(exec, n, T{0}), s(exec, n),
@@ -208,13 +337,20 @@ SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
   Vector<T>& s_hat = M ? s_hat_storage : s;
   residual(A, b, x, r);
   if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
-  copy(r.values(), r_hat.values());
   T rho_old = 1, alpha = 1, omega = 1;
+  bool fresh = true;  // the first step from r (the start or a replaced residual)
+  copy(r.values(), r_hat.values());
+  // Goes on from a replaced residual r: a new shadow residual and directions.
+  const auto restart = [&] {
+    copy(r.values(), r_hat.values());
+    fresh = true;
+  };
   for (;;) {
     const T rho = pr.dot(r_hat, r);
     if (!pr.usable(rho, "rho = r0_hat^T r")) return pr.info;
-    if (pr.info.iterations == 0) {
+    if (fresh) {
       copy(r.values(), p.values());
+      fresh = false;
     } else {
       axpy(-omega, v, p);                                 // p = p - omega v
       axpby(T{1}, r, (rho / rho_old) * (alpha / omega), p);  // p = r + beta p
@@ -229,7 +365,9 @@ SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
     if (std::isfinite(s_norm) && s_norm <= pr.target()) {  // converged at the half step
       axpy(alpha, p_hat, x);
       pr.step(s_norm);
-      return pr.info;
+      if (ends(pr, A, b, x, r)) return pr.info;
+      restart();
+      continue;
     }
     if (M) M->apply(s, s_hat);
     A.apply(s_hat, t);
@@ -239,7 +377,11 @@ SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
     axpy(alpha, p_hat, x);
     axpy(omega, s_hat, x);
     axpbyz(T{1}, s, -omega, t, r);  // r = s - omega t
-    if (pr.step(pr.norm(r))) return pr.info;
+    if (pr.step(pr.norm(r))) {
+      if (ends(pr, A, b, x, r)) return pr.info;
+      restart();
+      continue;
+    }
     if (!pr.usable(omega, "omega = t^T s / t^T t")) return pr.info;
     rho_old = rho;
   }
@@ -249,10 +391,8 @@ SolveInfo run_bicgstab(const KrylovParams& params, const LinearOperator<T>& A,
 /// A-projections on the last m directions; alpha = p^T r / p^T A p. The
 /// directions and their images q = A p are kept in a ring of m + 1 slots.
 template <class T>
-SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperator<T>& A,
-                  const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M,
-                  const Reduction<T>& inner) {
-  Progress<T> pr(params, inner);
+SolveInfo run_fcg(Progress<T>& pr, int truncation, const LinearOperator<T>& A,
+                  const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   const int slots = truncation + 1;
@@ -267,12 +407,13 @@ SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperat
   Vector<T>& z = M ? z_storage : r;
   residual(A, b, x, r);
   if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
+  int first = 0;  // the first direction since the start or a replaced residual
   for (int k = 0;; ++k) {
     if (M) M->apply(r, z);
     Vector<T>& p = P[k % slots];
     Vector<T>& q = Q[k % slots];
     copy(z.values(), p.values());
-    for (int j = std::max(0, k - truncation); j < k; ++j) {  // A-orthogonalise
+    for (int j = std::max(first, k - truncation); j < k; ++j) {  // A-orthogonalise
       const T beta = pr.dot(z, Q[j % slots]) / pq[j % slots];
       axpy(-beta, P[j % slots], p);
     }
@@ -290,7 +431,10 @@ SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperat
     const T rr = pr.combine(exec.visit([&](const auto& e) {
       return kernels::solver::cg_update(e, n, alpha, p.data(), q.data(), x.data(), r.data());
     }));
-    if (pr.step(std::sqrt(rr))) return pr.info;
+    if (pr.step(std::sqrt(rr))) {
+      if (ends(pr, A, b, x, r)) return pr.info;
+      first = k + 1;  // earlier directions belong to the drifted recurrence
+    }
   }
 }
 
@@ -306,10 +450,9 @@ SolveInfo run_fcg(const KrylovParams& params, int truncation, const LinearOperat
 /// with the norm), where MGS needs j + 1 dots, j + 1 axpys and j + 2
 /// synchronisations.
 template <class T>
-SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
+SolveInfo run_gmres(Progress<T>& pr, int restart, bool flexible,
                     const LinearOperator<T>& A, const Vector<T>& b, Vector<T>& x,
-                    const LinearOperator<T>* M, const Reduction<T>& inner) {
-  Progress<T> pr(params, inner);
+                    const LinearOperator<T>* M) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   const int m = restart;
@@ -408,17 +551,20 @@ SolveInfo run_gmres(const KrylovParams& params, int restart, bool flexible,
         axpy(T{1}, w, x);
       }
     }
-    if (stop) return pr.info;
+    if (stop && !pr.tolerance_met()) return pr.info;
     residual(A, b, x, V[0]);  // the true residual starts the next cycle
     beta = pr.norm(V[0]);
+    if (stop) {  // the Arnoldi estimate met the target: confirm it
+      if (pr.confirm(beta)) return pr.info;
+      continue;
+    }
+    pr.set_true(beta);
     if (!std::isfinite(beta)) {
       pr.finish(SolveStatus::non_finite, "the residual is not finite at restart");
       return pr.info;
     }
-    if (beta <= pr.target()) {
-      pr.finish(SolveStatus::converged);
-      pr.info.residual_norm = beta;
-      pr.info.relative_residual = pr.info.reference_norm > 0 ? beta / pr.info.reference_norm : beta;
+    if (beta <= pr.target()) {  // a happy breakdown, or drift in our favour
+      pr.confirm(beta);
       return pr.info;
     }
   }
@@ -452,6 +598,31 @@ void check_arguments(const LinearOperator<T>& A, const Vector<T>& b, const Vecto
           name + ": absolute_tolerance must be >= 0, got " + std::to_string(p.absolute_tolerance));
   require(p.max_iterations >= 0,
           name + ": max_iterations must be >= 0, got " + std::to_string(p.max_iterations));
+  require(p.divergence_tolerance == 0 ||
+              (p.divergence_tolerance >= 1 && std::isfinite(p.divergence_tolerance)),
+          name + ": divergence_tolerance must be 0 (off) or a finite number >= 1, got " +
+              std::to_string(p.divergence_tolerance));
+  require(p.stagnation_window >= 0,
+          name + ": stagnation_window must be >= 0 (0: off), got " +
+              std::to_string(p.stagnation_window));
+  require(p.stagnation_factor > 0 && p.stagnation_factor <= 1,
+          name + ": stagnation_factor must be in (0, 1], got " +
+              std::to_string(p.stagnation_factor));
+}
+
+/// Sets info's true residual from ||b - A x|| unless the method already
+/// computed it for this x (one product, its norm through the Reduction).
+template <class T>
+SolveInfo with_true_residual(SolveInfo info, bool current, const LinearOperator<T>& A,
+                             const Vector<T>& b, const Vector<T>& x, const Reduction<T>& inner) {
+  if (current) return info;
+  Vector<T> r(A.executor(), A.rows());
+  residual(A, b, x, r);
+  info.true_residual_norm = inner.norm2(r);
+  info.true_relative_residual = info.reference_norm > 0
+                                    ? info.true_residual_norm / info.reference_norm
+                                    : info.true_residual_norm;
+  return info;
 }
 
 }  // namespace
@@ -469,29 +640,37 @@ SolveInfo solve(const KrylovMethod& method, const LinearOperator<T>& A, const Ve
     SolveInfo operator()(const Cg& m) const {
       check_arguments(A, b, x, M, m.params, "cg");
       require_fixed("cg");
-      return run_cg(m.params, A, b, x, M, inner);
+      Progress<T> pr(m.params, inner);
+      return finished(pr, run_cg(pr, A, b, x, M));
     }
     SolveInfo operator()(const Bicgstab& m) const {
       check_arguments(A, b, x, M, m.params, "bicgstab");
       require_fixed("bicgstab");
-      return run_bicgstab(m.params, A, b, x, M, inner);
+      Progress<T> pr(m.params, inner);
+      return finished(pr, run_bicgstab(pr, A, b, x, M));
     }
     SolveInfo operator()(const Gmres& m) const {
       check_arguments(A, b, x, M, m.params, "gmres");
       require(m.restart >= 1, "gmres: restart must be >= 1, got " + std::to_string(m.restart));
       require_fixed("gmres");
-      return run_gmres(m.params, m.restart, false, A, b, x, M, inner);
+      Progress<T> pr(m.params, inner);
+      return finished(pr, run_gmres(pr, m.restart, false, A, b, x, M));
     }
     SolveInfo operator()(const Fgmres& m) const {
       check_arguments(A, b, x, M, m.params, "fgmres");
       require(m.restart >= 1, "fgmres: restart must be >= 1, got " + std::to_string(m.restart));
-      return run_gmres(m.params, m.restart, true, A, b, x, M, inner);
+      Progress<T> pr(m.params, inner);
+      return finished(pr, run_gmres(pr, m.restart, true, A, b, x, M));
     }
     SolveInfo operator()(const Fcg& m) const {
       check_arguments(A, b, x, M, m.params, "fcg");
       require(m.truncation >= 1,
               "fcg: truncation must be >= 1, got " + std::to_string(m.truncation));
-      return run_fcg(m.params, m.truncation, A, b, x, M, inner);
+      Progress<T> pr(m.params, inner);
+      return finished(pr, run_fcg(pr, m.truncation, A, b, x, M));
+    }
+    SolveInfo finished(const Progress<T>& pr, SolveInfo info) const {
+      return with_true_residual(std::move(info), pr.true_is_current(), A, b, x, inner);
     }
     void require_fixed(const char* name) const {
       if (M && !M->is_fixed()) {
@@ -527,7 +706,13 @@ SolveInfo solve_stationary(const KrylovParams& params, const LinearOperator<T>& 
     M.apply(r, e);  // e = M (b - A x)
     axpy(T{1}, e, x);
     update_residual();
-    if (pr.step(pr.norm(r))) return pr.info;
+    const double r_norm = pr.norm(r);
+    if (pr.step(r_norm)) {
+      // The tracked residual is the true one: confirming costs nothing.
+      if (pr.tolerance_met()) pr.confirm(r_norm);
+      else pr.set_true(r_norm);
+      return pr.info;
+    }
   }
 }
 
