@@ -16,6 +16,7 @@ module strata
     real(c_double) :: initial_residual_norm
     real(c_double) :: residual_norm
     real(c_double) :: relative_residual
+    real(c_double) :: true_relative_residual
     character(kind=c_char) :: status(32)
     character(kind=c_char) :: message(256)
   end type strata_solve_info

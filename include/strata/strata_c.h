@@ -58,11 +58,12 @@ typedef struct strata_solver_handle* strata_solver;
 
 /* What a solve did. */
 typedef struct strata_solve_info {
-  int converged;  /* 1 when ||b - A x|| met the tolerance */
+  int converged;  /* 1 when the recomputed ||b - A x|| met the tolerance */
   int iterations;
   double initial_residual_norm; /* ||b - A x0|| */
   double residual_norm;         /* the residual norm the method tracked at the end */
   double relative_residual;     /* residual_norm / reference (||b|| by default) */
+  double true_relative_residual; /* ||b - A x|| recomputed at the end / reference */
   char status[32];              /* "converged", "max_iterations", "breakdown", ... */
   char message[256];            /* detail for breakdowns, "" otherwise (truncated) */
 } strata_solve_info;

@@ -229,6 +229,7 @@ strata_status strata_solver_solve(strata_solver solver, const double* b, double*
       info->initial_residual_norm = result.initial_residual_norm;
       info->residual_norm = result.residual_norm;
       info->relative_residual = result.relative_residual;
+      info->true_relative_residual = result.true_relative_residual;
       std::snprintf(info->status, sizeof info->status, "%s", to_string(result.status));
       std::snprintf(info->message, sizeof info->message, "%s", result.message.c_str());
     }

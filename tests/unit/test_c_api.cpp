@@ -52,6 +52,7 @@ TEST_P(CApi, SolvesResetsUpAndReportsErrors) {
   ASSERT_EQ(strata_solver_solve(S, b.data(), x.data(), &info), STRATA_SUCCESS)
       << strata_last_error();
   EXPECT_EQ(info.converged, 1);
+  EXPECT_LE(info.true_relative_residual, 1e-9);
   EXPECT_EQ(std::string(info.status), "converged");
   EXPECT_GT(info.iterations, 0);
   EXPECT_LT(relative_residual(A, x.to_vector()), 1e-9);
