@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -124,9 +125,15 @@ TEST_P(LevelKinds, BlockLevelsRunThroughTheCycleLikeScalarOnes) {
   EXPECT_LT(ib.iterations, 20);
   EXPECT_LT(test::relative_residual(*fine, b, xb), 1e-8);
   const auto vb = xb.to_vector(), vs = xs.to_vector();
-  // The device rounds BSR and CSR products differently: equal to rounding.
-  for (std::size_t i = 0; i < vb.size(); ++i)
-    ASSERT_NEAR(vb[i], vs[i], 1e-10 * std::abs(vs[i])) << i;
+  // On the host a BSR product sums each row in the order of its CSR form:
+  // the same numbers bit for bit. The device sums block rows in another
+  // order; both solves meet 1e-8, so they agree to well within that.
+  double largest = 0;
+  for (double v : vs) largest = std::max(largest, std::abs(v));
+  for (std::size_t i = 0; i < vb.size(); ++i) {
+    if (GetParam() == Location::host) ASSERT_EQ(vb[i], vs[i]) << i;
+    else ASSERT_NEAR(vb[i], vs[i], 1e-7 * largest) << i;
+  }
   EXPECT_NE(amg::format_summary(H.summary()).find("operator complexity"), std::string::npos);
 }
 
