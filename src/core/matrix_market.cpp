@@ -513,12 +513,14 @@ Layout parse_header(const std::string& path, const char* begin, const char* end)
 std::string read_header_text(const std::string& path) {
   const FileHandle file(open_for_reading(path));
   std::string text;
-  char buffer[4096];
   for (bool banner = true;;) {
     const std::size_t line_start = text.size();
-    while (std::fgets(buffer, sizeof buffer, file.get()) != nullptr) {
-      text += buffer;
-      if (text.back() == '\n') break;
+    // Byte by byte (stdio buffers): fgets cannot say how much it read when
+    // the line holds a NUL byte, and appending up to the NUL lost the line
+    // (found by fuzzing: back() of an empty string).
+    for (int c = std::getc(file.get()); c != EOF; c = std::getc(file.get())) {
+      text += static_cast<char>(c);
+      if (c == '\n') break;
     }
     if (std::ferror(file.get())) throw io_error(path + ": cannot read: " + std::strerror(errno));
     if (text.size() == line_start) break;

@@ -558,6 +558,16 @@ TEST_F(MatrixMarket, ReadsEmptyRowsUpToTheAllowance) {
   EXPECT_EQ(cols_of(A)[0], 1);
 }
 
+// A NUL byte before the banner (found by fuzzing the header reader, which
+// once took back() of an empty line): the banner error, from both readers.
+TEST_F(MatrixMarket, NulByteInTheBannerIsAnError) {
+  const auto p = write_file("nul.mtx", std::string("\0%%MatrixMarket matrix array real general\n"
+                                                   "1 1\n1\n",
+                                                   48));
+  expect_io_error([&] { io::read_matrix_market_header(p); }, "nul.mtx", 1, "missing banner");
+  expect_io_error([&] { io::read_matrix_market_vector(p); }, "nul.mtx", 1, "missing banner");
+}
+
 TEST_F(MatrixMarket, RejectsBadArrayEntries) {
   const std::vector<BadCase> cases = {
       {"array_short.mtx", "%%MatrixMarket matrix array real general\n%\n3 1\n1\n2\n% c\n", 6,
