@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
   const Executor exec = o.host ? Executor::host() : Executor::cuda();
   std::printf("aggregation AMG benchmark on %s\n", exec.name().c_str());
   std::vector<Result> results;
+  int failed = 0;  // runs that threw; those that did not converge are counted below
   for (const auto& c : o.cases) {
     if (c == "poisson7" || c == "diffusion27") {
       const bool p7 = c == "poisson7";
@@ -265,6 +266,7 @@ int main(int argc, char** argv) {
           local.push_back(run(name, A, config, o, first));
         } catch (const std::exception& e) {
           std::printf("  %s failed: %s\n", config.name.c_str(), e.what());
+          ++failed;
         }
         first = false;
       }
@@ -315,6 +317,11 @@ int main(int argc, char** argv) {
     }
     std::fprintf(f, "]}\n");
     std::fclose(f);
+  }
+  for (const auto& r : results) failed += r.converged ? 0 : 1;
+  if (failed > 0) {
+    std::printf("%d runs failed or did not converge\n", failed);
+    return 1;
   }
   return 0;
 }

@@ -267,6 +267,7 @@ int main(int argc, char** argv) {
               "iter", "OC", "GC", "setup s", "solve s", "total s", "cold s", "resetup s",
               "hypre setup/solve/it", "ratio");
   std::vector<Result> results;
+  int failed = 0;  // cases that threw or did not converge: the exit status says so
   for (const auto& c : cases) {
     Result r;
     try {
@@ -274,9 +275,11 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       std::printf("%-18s failed: %s\n", c.name.c_str(), e.what());
       std::fflush(stdout);
+      ++failed;
       continue;
     }
     results.push_back(r);
+    if (!r.converged) ++failed;
     const double total = r.setup + r.solve;
     const double hypre_total = c.hypre_setup + c.hypre_solve;
     std::printf(
@@ -321,6 +324,10 @@ int main(int argc, char** argv) {
     }
     std::fprintf(f, "\n]}\n");
     std::fclose(f);
+  }
+  if (failed > 0) {
+    std::printf("%d of %zu cases failed or did not converge\n", failed, cases.size());
+    return 1;
   }
   return 0;
 }

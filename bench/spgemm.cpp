@@ -729,6 +729,7 @@ int main(int argc, char** argv) {
   }
   bool ok = true;
   for (const auto& r : reports) {
+    if (!r.strata.ok) ok = false;
     if (r.cusparse.ok && r.max_difference < 0) ok = false;
     if (r.name == "big" && r.max_difference < 0) ok = false;
   }

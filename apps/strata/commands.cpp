@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ void print_json(const json& j) { std::printf("%s\n", j.dump(2).c_str()); }
 
 struct InfoOptions {
   std::string problem;
-  size_type n = 0;
+  std::optional<long long> n;
 };
 
 void run_info(const InfoOptions& o, const Common& c) {
@@ -78,7 +79,7 @@ void run_info(const InfoOptions& o, const Common& c) {
 
 struct GenOptions {
   std::string problem;
-  size_type n = 0;
+  std::optional<long long> n;
   std::string output;
 };
 
@@ -111,7 +112,7 @@ void run_gen(const GenOptions& o, const Common& c) {
 
 struct SpmvOptions {
   std::string problem = "poisson3d";
-  size_type n = 0;
+  std::optional<long long> n;
   bool host = false;
   bool device = false;
   int samples = 9;

@@ -1,36 +1,43 @@
 #include "config.hpp"
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
+#include "config/json_limits.hpp"
 #include "strata/core/error.hpp"
 
 namespace strata::app {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
 [[noreturn]] void wrong_type(const std::string& path, const char* expected, const json& v) {
   throw invalid_argument("config: '" + path + "' must be " + expected + ", got " +
-                         std::string(v.type_name()) + " " + v.dump());
+                         std::string(v.type_name()) + " " + config::detail::shown_json(v));
 }
 }  // namespace
 
-std::function<void(const json&)> integer(long long& target, const std::string& path) {
+JsonSetter integer(long long& target, const std::string& path) {
   return [&target, path](const json& v) {
-    if (!v.is_number_integer()) wrong_type(path, "an integer", v);
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() &&
+         v.get<unsigned long long>() >
+             static_cast<unsigned long long>(std::numeric_limits<long long>::max()))) {
+      wrong_type(path, "an integer", v);
+    }
     target = v.get<long long>();
   };
 }
 
-std::function<void(const json&)> boolean(bool& target, const std::string& path) {
+JsonSetter boolean(bool& target, const std::string& path) {
   return [&target, path](const json& v) {
     if (!v.is_boolean()) wrong_type(path, "true or false", v);
     target = v.get<bool>();
   };
 }
 
-std::function<void(const json&)> text(std::string& target, const std::string& path) {
+JsonSetter text(std::string& target, const std::string& path) {
   return [&target, path](const json& v) {
     if (!v.is_string()) wrong_type(path, "a string", v);
     target = v.get<std::string>();
@@ -42,11 +49,7 @@ json read_json_file(const std::string& path) {
   if (!in) throw io_error("config: cannot open '" + path + "'");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw io_error("config: '" + path + "' is not valid JSON: " + e.what());
-  }
+  return config::detail::parse_json_limited(buffer.str(), "config: '" + path + "'");
 }
 
 }  // namespace strata::app

@@ -11,11 +11,16 @@ namespace strata::app {
 
 /// Typed setters of the program's keys; each checks the JSON type and
 /// names `path` in its error.
-std::function<void(const nlohmann::json&)> integer(long long& target, const std::string& path);
-std::function<void(const nlohmann::json&)> boolean(bool& target, const std::string& path);
-std::function<void(const nlohmann::json&)> text(std::string& target, const std::string& path);
+/// An integer outside long long's range is an error, never truncated.
+using JsonSetter = std::function<void(const nlohmann::ordered_json&)>;
+JsonSetter integer(long long& target, const std::string& path);
+JsonSetter boolean(bool& target, const std::string& path);
+JsonSetter text(std::string& target, const std::string& path);
 
-/// Parses FILE as JSON; errors name the file and, for syntax errors, the byte.
-nlohmann::json read_json_file(const std::string& path);
+/// Parses FILE as JSON (ordered_json, the library's type: nothing converts
+/// between the two recursively); errors name the file and, for syntax
+/// errors, the byte. Objects and arrays nested deeper than the library's
+/// limit are refused before a document is built.
+nlohmann::ordered_json read_json_file(const std::string& path);
 
 }  // namespace strata::app

@@ -12,7 +12,8 @@ size_type default_size(const std::string& name) {
   return 64;
 }
 
-Problem load_problem(const std::string& spec, size_type n, const Executor& exec) {
+Problem load_problem(const std::string& spec, std::optional<long long> n, const Executor& exec,
+                     size_type default_n) {
   const auto start = std::chrono::steady_clock::now();
   Problem p;
   p.name = spec;
@@ -20,7 +21,13 @@ Problem load_problem(const std::string& spec, size_type n, const Executor& exec)
   const bool is_gallery = std::find(names.begin(), names.end(), spec) != names.end();
   if (is_gallery) {
     p.source = "gallery";
-    p.n = n > 0 ? n : default_size(spec);
+    if (n && *n < 1) {
+      throw invalid_argument("--n " + std::to_string(*n) +
+                             ": expected an integer >= 1 (the size of "
+                             "gallery problem '" +
+                             spec + "')");
+    }
+    p.n = n ? *n : default_n > 0 ? default_n : default_size(spec);
     p.A = gallery::generate(spec, p.n, exec);
   } else {
     const bool looks_like_file =
@@ -31,13 +38,17 @@ Problem load_problem(const std::string& spec, size_type n, const Executor& exec)
       throw invalid_argument("'" + spec + "' is neither a gallery problem (" + list +
                              ") nor a MatrixMarket file");
     }
+    if (n) {
+      throw invalid_argument("--n " + std::to_string(*n) + " sizes a gallery problem, but '" +
+                             spec +
+                             "' is a MatrixMarket file, whose size is its own; leave --n out");
+    }
     p.source = "file";
     auto host_matrix = io::read_matrix_market(spec);
     p.A = exec.is_host() ? std::move(host_matrix) : host_matrix.to(exec);
   }
   exec.synchronize();
-  p.load_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  p.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return p;
 }
 

@@ -2,6 +2,7 @@
 // Turning a command-line problem argument (a gallery name or a .mtx file)
 // into a matrix on the requested executor.
 
+#include <optional>
 #include <string>
 
 #include "strata/strata.hpp"
@@ -26,7 +27,11 @@ size_type default_size(const std::string& name);
 /// A gallery problem (name from gallery::problem_names()) or a MatrixMarket
 /// file (anything ending in .mtx or naming an existing file), on `exec`.
 /// Files are read on the host and then moved, explicitly, to `exec`.
-Problem load_problem(const std::string& spec, size_type n, const Executor& exec);
+/// `n` is --n when given: it must be >= 1, and a file takes none (its size
+/// is its own); without it a gallery problem gets `default_n`, or
+/// default_size() when that is 0.
+Problem load_problem(const std::string& spec, std::optional<long long> n, const Executor& exec,
+                     size_type default_n = 0);
 
 /// The executor picked by --host / --device (default: device when one is
 /// usable, else host). Throws invalid_argument when both flags are given and

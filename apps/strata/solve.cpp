@@ -33,7 +33,8 @@ using json = nlohmann::ordered_json;
 struct SolveOptions {
   std::string config;
   std::string problem = "poisson3d";
-  long long n = 0;
+  /// --n (or "n" in --config) when given.
+  std::optional<long long> n;
   std::string rhs;
   bool host = false;
   bool device = false;
@@ -57,16 +58,24 @@ double seconds(std::chrono::steady_clock::duration d) {
 /// 0 converged, 3 not converged (1 is kept for errors).
 int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) {
   const Executor exec = pick_executor(o.host, o.device);
+  // Refused before anything is built: a setting the chosen solve ignores.
+  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
+    std::string all;
+    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
+    throw invalid_argument("solve: " + all);
+  }
   // Sized for the target: 64^3 on the host, 128^3 on a GPU.
-  const size_type n =
-      o.n > 0 ? o.n
-              : (o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64) : default_size(o.problem));
-  auto p = load_problem(o.problem, n, exec);
+  auto p = load_problem(o.problem, o.n, exec,
+                        o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64) : 0);
   const std::shared_ptr<const CsrMatrix<double>> shared_A = share(std::move(p.A));
   const CsrMatrix<double>& A = *shared_A;
   if (A.rows() != A.cols()) {
     throw invalid_argument("solve: A must be square, it is " + std::to_string(A.rows()) + " x " +
                            std::to_string(A.cols()));
+  }
+  // Restart and truncation fitted to the problem, memory checked.
+  for (const auto& change : config::fit_to_problem(cfg, A.rows(), exec)) {
+    std::fprintf(stderr, "strata: note: %s\n", change.c_str());
   }
   Vector<double> b(exec, A.rows(), 1.0);
   if (!o.rhs.empty()) {
@@ -330,7 +339,11 @@ config::SolverConfig read_config_file(SolveOptions& o, const CLI::App& cmd) {
     j.erase(key);
   };
   take("problem", "problem", text(o.problem, "problem"));
-  take("n", "--n", integer(o.n, "n"));
+  take("n", "--n", [&o](const json& v) {
+    long long n = 0;
+    integer(n, "n")(v);
+    o.n = n;
+  });
   take("rhs", "--rhs", text(o.rhs, "rhs"));
   take("device", "--device", boolean(o.device, "device"));
   for (const auto& p : config::parameters()) {
@@ -369,7 +382,10 @@ config::SolverConfig effective_settings(SolveOptions& o, const CLI::App& cmd,
 /// The settings as JSON that --config reads back: the program's keys, then
 /// the library's.
 void print_config(const SolveOptions& o, const config::SolverConfig& cfg) {
-  json j = {{"problem", o.problem}, {"n", o.n}, {"rhs", o.rhs}, {"device", o.device}};
+  json j = {{"problem", o.problem}};
+  if (o.n) j["n"] = *o.n;  // absent: the problem's default size
+  j["rhs"] = o.rhs;
+  j["device"] = o.device;
   const json settings = json::parse(config::config_to_json(cfg));
   for (const auto& [key, value] : settings.items()) j[key] = value;
   std::printf("%s\n", j.dump(2).c_str());

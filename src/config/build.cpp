@@ -1,10 +1,70 @@
 // From settings to the objects of a solve: the variants the components
 // take, and the one function that builds a preconditioner.
 
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "strata/config/solver_config.hpp"
 #include "strata/core/error.hpp"
 
 namespace strata::config {
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> fit_to_problem(SolverConfig& cfg, size_type rows, const Executor& exec) {
+  std::vector<std::string> changes;
+  const int most =
+      static_cast<int>(std::clamp<size_type>(rows, 1, std::numeric_limits<int>::max()));
+  const auto lower = [&](int& value, const char* path, const char* what) {
+    if (value <= most) return;
+    changes.push_back(std::string(path) + " " + std::to_string(value) + " lowered to " +
+                      std::to_string(most) + ", the number of unknowns: more " + what +
+                      " than unknowns is never useful");
+    value = most;
+  };
+  const MethodType method = cfg.solver.type;
+  const bool gmres = method == MethodType::gmres || method == MethodType::fgmres;
+  if (gmres) lower(cfg.solver.restart, "solver.restart", "Krylov vectors");
+  if (method == MethodType::fcg) lower(cfg.solver.truncation, "solver.truncation", "directions");
+
+  const std::size_t available = exec.available_memory();
+  if (available == 0) return changes;  // the system does not say
+  const auto refuse_above = [&](double bytes, const std::string& setting, const char* what) {
+    if (bytes <= static_cast<double>(available)) return;
+    throw out_of_memory("config: " + setting + " needs about " + gigabytes(bytes) + " for " + what +
+                            " of " + std::to_string(rows) + " unknowns, but " +
+                            gigabytes(static_cast<double>(available)) + " is available on " +
+                            exec.name() + "; choose a smaller value",
+                        static_cast<std::size_t>(bytes));
+  };
+  const double n = static_cast<double>(rows);
+  if (gmres) {
+    // restart + 1 basis vectors (FGMRES keeps restart preconditioned ones
+    // too) and the (restart + 1) x restart Hessenberg matrix.
+    const double m = cfg.solver.restart;
+    const double vectors = (m + 1) + (method == MethodType::fgmres ? m : 0);
+    refuse_above(8 * (n * vectors + (m + 1) * (m + 1)),
+                 "solver.restart " + std::to_string(cfg.solver.restart), "its Krylov vectors");
+  }
+  if (method == MethodType::fcg) {
+    refuse_above(16 * n * cfg.solver.truncation,
+                 "solver.truncation " + std::to_string(cfg.solver.truncation),
+                 "its directions and their products with A");
+  }
+  return changes;
+}
 
 KrylovMethod krylov_method(const SolverConfig& cfg) {
   const KrylovParams& p = cfg.solver.params;
@@ -102,6 +162,124 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
   throw invalid_argument("config: preconditioner.type holds " +
                          std::to_string(static_cast<int>(cfg.preconditioner.type)) +
                          "; expected a PreconditionerType");
+}
+
+namespace {
+
+std::string choice_of(const SolverConfig& cfg, const char* path) {
+  return format_value(find_parameter(path)->get(cfg));
+}
+
+/// The smoothers that run, in words, for a message.
+std::string smoothers_in_use(const SolverConfig& cfg) {
+  const auto& pre = cfg.preconditioner;
+  if (pre.type != PreconditionerType::amg) {
+    return "preconditioner.type is " + choice_of(cfg, "preconditioner.type");
+  }
+  std::string s = "the AMG smoother is " + smoother_name(amg_smoother(cfg));
+  if (pre.amg.smoother == AmgSmootherType::automatic) {
+    s += " (preconditioner.amg.smoother auto with " +
+         choice_of(cfg, "preconditioner.amg.coarsening") + " coarsening)";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
+  const auto& pre = cfg.preconditioner;
+  const bool amg = pre.type == PreconditionerType::amg;
+  const auto in = [&](std::string_view section) {
+    return path.size() > section.size() && path.starts_with(section) && path[section.size()] == '.';
+  };
+  const MethodType method = cfg.solver.type;
+  if (path == "solver.restart" && method != MethodType::gmres && method != MethodType::fgmres) {
+    return "only GMRES and FGMRES restart; solver.type is " + choice_of(cfg, "solver.type");
+  }
+  if (path == "solver.truncation" && method != MethodType::fcg) {
+    return "only FCG truncates; solver.type is " + choice_of(cfg, "solver.type");
+  }
+
+  // A smoother's settings serve that smoother, stand-alone or in AMG.
+  const std::optional<SmootherParams> running =
+      amg                                      ? std::optional<SmootherParams>(amg_smoother(cfg))
+      : (pre.type == PreconditionerType::none) ? std::nullopt
+                                               : std::optional(preconditioner_smoother(cfg));
+  const auto smoother_unused = [&](const char* kind, bool runs) -> std::string {
+    if (runs) return {};
+    return std::string("the ") + kind + " settings serve preconditioner.type " + kind +
+           " or preconditioner.amg.smoother " + kind + "; " + smoothers_in_use(cfg);
+  };
+  if (in("preconditioner.jacobi")) {
+    const auto* j = running ? std::get_if<JacobiParams>(&*running) : nullptr;
+    if (auto why = smoother_unused("jacobi", j != nullptr); !why.empty()) return why;
+    const bool automatic = amg && pre.amg.smoother == AmgSmootherType::automatic;
+    if (path == "preconditioner.jacobi.estimate_omega" && automatic) {
+      return "the automatic AMG smoother of aggregation always estimates omega";
+    }
+    if (path == "preconditioner.jacobi.estimation_steps" && !j->estimate_omega) {
+      return "omega is not estimated (preconditioner.jacobi.estimate_omega is false)";
+    }
+    return {};
+  }
+  if (in("preconditioner.l1jacobi")) {
+    const bool runs = running && std::holds_alternative<L1JacobiParams>(*running);
+    return smoother_unused("l1jacobi", runs);
+  }
+  if (in("preconditioner.chebyshev")) {
+    const auto* c = running ? std::get_if<ChebyshevParams>(&*running) : nullptr;
+    if (auto why = smoother_unused("chebyshev", c != nullptr); !why.empty()) return why;
+    if (path == "preconditioner.chebyshev.lower_fraction" &&
+        c->kind != ChebyshevParams::Kind::first) {
+      return "only the first-kind polynomial has a lower end (preconditioner.chebyshev.kind is " +
+             choice_of(cfg, "preconditioner.chebyshev.kind") + ")";
+    }
+    return {};
+  }
+
+  if (!in("preconditioner.amg")) return {};
+  if (!amg) {
+    return "AMG settings need preconditioner.type amg; it is " +
+           choice_of(cfg, "preconditioner.type");
+  }
+  const bool classical = pre.amg.coarsening == CoarseningType::classical;
+  if (in("preconditioner.amg.classical") && !classical) {
+    return "classical coarsening settings; preconditioner.amg.coarsening is aggregation";
+  }
+  if (in("preconditioner.amg.aggregation") && classical) {
+    return "aggregation settings; preconditioner.amg.coarsening is classical";
+  }
+  if (path.starts_with("preconditioner.amg.classical.aggressive_") &&
+      path != "preconditioner.amg.classical.aggressive_levels" &&
+      pre.amg.classical.aggressive_levels == 0) {
+    return "no level is coarsened aggressively (preconditioner.amg.classical.aggressive_levels "
+           "is 0)";
+  }
+  if (path.starts_with("preconditioner.amg.kcycle_") &&
+      pre.amg.hierarchy.cycle != amg::CycleType::K) {
+    return "K-cycle settings; preconditioner.amg.cycle is " +
+           choice_of(cfg, "preconditioner.amg.cycle");
+  }
+  return {};
+}
+
+std::vector<std::string> ineffective_settings(const SolverConfig& cfg) {
+  const SolverConfig defaults;
+  std::vector<std::string> out;
+  for (const GivenSetting& g : cfg.given) {
+    std::string why;
+    bool any_effect = false, any_changed = false;
+    for (const auto& path : g.paths) {
+      const Parameter* p = find_parameter(path);
+      if (p == nullptr) continue;
+      any_changed = any_changed || p->get(cfg) != p->get(defaults);
+      std::string reason = why_without_effect(cfg, path);
+      if (reason.empty()) any_effect = true;
+      if (why.empty()) why = std::move(reason);
+    }
+    if (!any_effect && any_changed) out.push_back(g.where + " has no effect: " + why);
+  }
+  return out;
 }
 
 template std::unique_ptr<amg::Coarsening<double>> make_coarsening<double>(const SolverConfig&);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "config/json_limits.hpp"
 #include "strata/config/solver_config.hpp"
 #include "strata/core/error.hpp"
 
@@ -13,6 +14,7 @@ namespace strata::config {
 namespace {
 
 using json = nlohmann::ordered_json;
+using detail::shown_json;
 
 std::string shown_path(const std::string& path) { return path.empty() ? "(top level)" : path; }
 
@@ -66,7 +68,7 @@ Value to_value(const Parameter& p, const json& v, const std::string& path) {
       break;
   }
   throw invalid_argument("config: '" + path + "' must be " + p.expected() + ", got " +
-                         std::string(v.type_name()) + " " + v.dump());
+                         std::string(v.type_name()) + " " + shown_json(v));
 }
 
 struct Leaf {
@@ -81,7 +83,7 @@ void collect(const json& j, const std::string& path, std::vector<Leaf>& own,
              std::vector<Leaf>& aliased) {
   if (!j.is_object()) {
     throw invalid_argument("config: '" + shown_path(path) + "' must be an object, got " +
-                           std::string(j.type_name()) + " " + j.dump());
+                           std::string(j.type_name()) + " " + shown_json(j));
   }
   for (const auto& [key, value] : j.items()) {
     const std::string full = path.empty() ? key : path + "." + key;
@@ -115,12 +117,9 @@ json to_json(const Value& v) {
 }  // namespace
 
 SolverConfig config_from_json(std::string_view text, const SolverConfig& base) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw invalid_argument(std::string("config: not valid JSON: ") + e.what());
-  }
+  // Depth-checked before a document is built; collect() below recurses
+  // once per level.
+  const json j = detail::parse_json_limited(text, "config: the text");
   std::vector<Leaf> own, aliased;
   collect(j, "", own, aliased);
   SolverConfig cfg = base;

@@ -404,6 +404,18 @@ std::optional<Value> parse_text(ParameterType type, std::string_view text) {
   return std::nullopt;
 }
 
+/// Records that `where` set `p`: one entry per spelling, so that a flag
+/// setting several parameters, or given twice, stays one entry.
+void note_given(SolverConfig& cfg, const Parameter& p, std::string_view where) {
+  auto it = std::find_if(cfg.given.begin(), cfg.given.end(),
+                         [&](const GivenSetting& g) { return g.where == where; });
+  if (it == cfg.given.end()) {
+    cfg.given.push_back({std::string(where), {p.path}});
+  } else if (std::find(it->paths.begin(), it->paths.end(), p.path) == it->paths.end()) {
+    it->paths.push_back(p.path);
+  }
+}
+
 }  // namespace
 
 const char* to_string(ParameterType type) noexcept {
@@ -462,6 +474,7 @@ void set_parameter(SolverConfig& cfg, const Parameter& p, const Value& value,
                            ", got " + format_value(value));
   }
   p.set(cfg, *v);
+  note_given(cfg, p, where);
 }
 
 void set_parameter_from_text(SolverConfig& cfg, const Parameter& p, std::string_view text,
@@ -473,6 +486,7 @@ void set_parameter_from_text(SolverConfig& cfg, const Parameter& p, std::string_
                            p.expected());
   }
   p.set(cfg, *v);
+  note_given(cfg, p, where);
 }
 
 std::string format_value(const Value& value) {
@@ -488,6 +502,12 @@ std::string format_value(const Value& value) {
     std::string operator()(const std::string& s) const { return s; }
   };
   return std::visit(Format{}, value);
+}
+
+bool was_given(const SolverConfig& cfg, std::string_view path) {
+  return std::any_of(cfg.given.begin(), cfg.given.end(), [&](const GivenSetting& g) {
+    return std::find(g.paths.begin(), g.paths.end(), path) != g.paths.end();
+  });
 }
 
 bool same_settings(const SolverConfig& a, const SolverConfig& b) {

@@ -18,6 +18,8 @@ void copy(void* dst, const void* src, std::size_t bytes, const CudaExec& exec);
 void synchronize(const CudaExec& exec);
 MemoryStats memory_stats(const CudaExec& exec);
 void reset_peak_memory(const CudaExec& exec);
+/// Free device memory plus what the pool reserves and does not use.
+std::size_t available_memory(const CudaExec& exec);
 int device_count() noexcept;
 
 }  // namespace strata::cuda_detail

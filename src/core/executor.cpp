@@ -1,6 +1,7 @@
 #include "strata/core/executor.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -108,6 +109,25 @@ MemoryStats Executor::memory_stats() const {
 #endif
   const std::size_t in_use = host_in_use.load();
   return {in_use, host_peak.load(), in_use};
+}
+
+std::size_t Executor::available_memory() const {
+#if STRATA_WITH_CUDA
+  if (const auto* cuda = std::get_if<CudaExec>(&exec_)) {
+    return cuda_detail::available_memory(*cuda);
+  }
+#endif
+  // "MemAvailable:   123456 kB": what Linux can give without swapping.
+  std::FILE* file = std::fopen("/proc/meminfo", "r");
+  if (file == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, file) != nullptr) {
+    found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+  }
+  std::fclose(file);
+  return found ? static_cast<std::size_t>(kib) * 1024 : 0;
 }
 
 void Executor::reset_peak_memory() const {

@@ -290,11 +290,49 @@ const std::vector<std::string>& problem_names() {
   return names;
 }
 
+namespace {
+
+/// Refuses a size whose matrix would not fit the memory available on
+/// `exec` (checked before anything is allocated; the row count's own
+/// 32-bit limit is checked by each generator). Rows and stored entries per
+/// row come from each problem's stencil.
+void check_generate_memory(const std::string& name, size_type n, const Executor& exec) {
+  const double m = static_cast<double>(n);
+  double rows = 0, per_row = 0;
+  if (name == "poisson2d" || name == "aniso2d") {
+    rows = m * m, per_row = name == "aniso2d" ? 9 : 5;
+  } else if (name == "poisson2d9") {
+    rows = m * m, per_row = 9;
+  } else if (name == "poisson3d" || name == "jumps3d" || name == "convdiff3d") {
+    rows = m * m * m, per_row = 7;
+  } else if (name == "diffusion27") {
+    rows = m * m * m, per_row = 27;
+  } else if (name == "elasticity3d") {
+    rows = 3 * (m + 1) * (m + 1) * (m + 1), per_row = 81;
+  } else {
+    return;  // an unknown name is refused by generate()
+  }
+  // CSR: 8-byte row offsets, 4-byte columns and 8-byte values.
+  const double bytes = 8 * (rows + 1) + 12 * rows * per_row;
+  const std::size_t available = exec.available_memory();
+  if (available > 0 && bytes > static_cast<double>(available)) {
+    throw out_of_memory("gallery::generate: problem '" + name + "' with n = " + std::to_string(n) +
+                            " has about " + number(rows) + " rows and needs about " +
+                            number(bytes / 1e9) + " GB for its matrix alone, but " +
+                            number(static_cast<double>(available) / 1e9) + " GB is available on " +
+                            exec.name() + "; choose a smaller n",
+                        static_cast<std::size_t>(bytes));
+  }
+}
+
+}  // namespace
+
 CsrMatrix<double> generate(const std::string& name, size_type n, const Executor& exec) {
   if (n < 1) {
     throw invalid_argument("gallery::generate: n must be >= 1, got " + std::to_string(n) +
                            " (problem '" + name + "')");
   }
+  check_generate_memory(name, n, exec);
   if (name == "poisson2d") return poisson2d(exec, n, n);
   if (name == "poisson2d9") return poisson2d_9pt(exec, n, n);
   if (name == "poisson3d") return poisson3d(exec, n, n, n);

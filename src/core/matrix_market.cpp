@@ -513,12 +513,14 @@ Layout parse_header(const std::string& path, const char* begin, const char* end)
 std::string read_header_text(const std::string& path) {
   const FileHandle file(open_for_reading(path));
   std::string text;
-  char buffer[4096];
   for (bool banner = true;;) {
     const std::size_t line_start = text.size();
-    while (std::fgets(buffer, sizeof buffer, file.get()) != nullptr) {
-      text += buffer;
-      if (text.back() == '\n') break;
+    // Byte by byte (stdio buffers): fgets cannot say how much it read when
+    // the line holds a NUL byte, and appending up to the NUL lost the line
+    // (found by fuzzing: back() of an empty string).
+    for (int c = std::getc(file.get()); c != EOF; c = std::getc(file.get())) {
+      text += static_cast<char>(c);
+      if (c == '\n') break;
     }
     if (std::ferror(file.get())) throw io_error(path + ": cannot read: " + std::strerror(errno));
     if (text.size() == line_start) break;
@@ -626,6 +628,79 @@ void parse_body(const std::string& path, const Layout& layout, const Body& body,
   }
 }
 
+// ---------------------------------------------------------- resource limits
+
+// Rows (or columns) that no entry fills are legal (an empty row, a trailing
+// zero column), but each costs memory that the file does not pay for: a
+// size line may announce this many more than its entries can fill.
+constexpr size_type max_unfilled_rows = size_type{1} << 20;
+
+std::string megabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  return text;
+}
+
+// Checks the sizes a size line announces against what the file can hold and
+// the memory available, before anything they size is allocated; errors name
+// the file and the size line. `body_bytes` is what follows the size line.
+void check_announced_sizes(const std::string& path, const Layout& layout,
+                           std::size_t body_bytes) {
+  const MatrixMarketHeader& h = layout.header;
+  const size_type line = layout.size_line;
+  const bool coordinate = h.format == MmFormat::coordinate;
+  // The shortest line an entry can take, its newline included (the last
+  // line may lack one): "i j", "i j v" or "v".
+  const size_type min_entry_bytes =
+      coordinate ? (h.field == MmField::pattern ? 4 : 6) : size_type{2};
+  const char* entry_form =
+      coordinate ? (h.field == MmField::pattern ? "'i j'" : "'i j value'") : "'value'";
+  const size_type can_hold = (static_cast<size_type>(body_bytes) + 1) / min_entry_bytes;
+  if (layout.stored > can_hold) {
+    fail(path, line,
+         "the size line announces " + std::to_string(layout.stored) + (coordinate ? " entries" : " values") +
+             ", but the " + std::to_string(body_bytes) + " bytes after it can hold at most " +
+             std::to_string(can_hold) + " (each is a line " + entry_form + " of at least " +
+             std::to_string(min_entry_bytes) + " bytes with its newline)");
+  }
+
+  double bytes = 0;  // what reading the file allocates, at its peak
+  if (coordinate) {
+    // Each entry fills one row and one column, two of each when mirrored.
+    const bool mirror = h.symmetry != MmSymmetry::general;
+    const size_type filled = (mirror ? 2 : 1) * layout.stored;
+    const size_type limit = filled + max_unfilled_rows;
+    const auto refuse_unfilled = [&](const char* what, size_type count) {
+      fail(path, line,
+           "the size line announces " + std::to_string(count) + " " + what + " but only " +
+               std::to_string(layout.stored) + " entries, which fill at most " +
+               std::to_string(filled) + " of them; Strata reads at most " +
+               std::to_string(max_unfilled_rows) + " empty " + what + " more (" +
+               std::to_string(limit) + " in all), since each costs memory that the file does "
+               "not justify");
+    };
+    if (h.rows > limit) refuse_unfilled("rows", h.rows);
+    if (h.cols > limit) refuse_unfilled("columns", h.cols);
+    // Triplets (8 + 4 + 8 bytes an entry), then CSR: row offsets, a cursor
+    // per row and 12 bytes a stored entry.
+    bytes = 20.0 * static_cast<double>(layout.stored) + 16.0 * static_cast<double>(h.rows + 1) +
+            12.0 * static_cast<double>(filled);
+  } else {
+    // The values, and a packed copy of the stored part when symmetric.
+    bytes = 8.0 * static_cast<double>(h.entries) +
+            (h.symmetry == MmSymmetry::general ? 0.0 : 8.0 * static_cast<double>(layout.stored));
+  }
+  const std::size_t available = Executor::host().available_memory();
+  if (available > 0 && bytes > static_cast<double>(available)) {
+    fail(path, line,
+         "reading a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix with " +
+             std::to_string(layout.stored) + (coordinate ? " entries" : " values") +
+             " needs about " + megabytes(bytes) + ", but only " +
+             megabytes(static_cast<double>(available)) +
+             " of host memory is available (MemAvailable in /proc/meminfo)");
+  }
+}
+
 // A file in memory with its header parsed and its body counted.
 struct ParsedFile {
   FileText text;
@@ -635,7 +710,9 @@ struct ParsedFile {
   explicit ParsedFile(const std::string& path)
       : text(path),
         layout(parse_header(path, text.begin(), text.end())),
-        body(scan_body(layout.body, text.end(), layout.body_line)) {}
+        body((check_announced_sizes(path, layout,
+                                    static_cast<std::size_t>(text.end() - layout.body)),
+              scan_body(layout.body, text.end(), layout.body_line))) {}
 
   // Slots to allocate: a truncated file fills fewer than announced, and a
   // size line announcing billions must not allocate before that is known.
@@ -695,6 +772,15 @@ Triplets parse_triplets(const std::string& path, const ParsedFile& file) {
                  }
                }
                require_line_end(path, line, q, eol);
+               if (h.symmetry != MmSymmetry::general && j > i) {
+                 fail(path, line,
+                      "entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                          ") lies above the diagonal, but a " +
+                          (skew ? "skew-symmetric" : "symmetric") +
+                          " file stores only the lower triangle (row >= column) and the reader "
+                          "mirrors it; list each off-diagonal pair once, as (row, column) with "
+                          "row > column, or declare the file 'general'");
+               }
                if (skew && i == j) {
                  fail(path, line,
                       "diagonal entry (" + std::to_string(i) + ", " + std::to_string(j) +
@@ -872,6 +958,12 @@ void read_dense_values(const std::string& path, const ParsedFile& file, Allocate
                  double value = 0.0;
                  const char* q = read_value(p, eol, h.field, value);
                  if (q == nullptr) fail_value(path, line, p, eol, h.field);
+                 // A right-hand side or a near-null space with NaN or Inf
+                 // can only end a solve as non_finite: refuse it here,
+                 // where the line is known.
+                 if (!std::isfinite(value)) {
+                   fail(path, line, "value " + quote(token_at(p, eol)) + " is not finite");
+                 }
                  require_line_end(path, line, q, eol);
                  target[slot] = value;
                });

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <limits>
 #include <vector>
 
 #include "strata/matrix/csr.hpp"
@@ -120,11 +121,45 @@ TEST(SpmvDevice, AllRowsEmpty) {
   expect_spmv_device_matches_host(random_csr(1000, 1000, [](size_type, auto&) { return 0; }, 8), "empty rows");
 }
 
+// The message validate() throws for A, or "" when it passes.
+std::string validation_error(const CsrMatrix<double>& A) {
+  try {
+    A.validate();
+    return "";
+  } catch (const invalid_argument& e) {
+    return e.message();
+  }
+}
+
 TEST(ValidateDevice, AgreesWithHost) {
   STRATA_REQUIRE_DEVICE();
-  auto A = random_csr(5000, 5000, [](size_type, auto& g) { return g() % 20; }, 9);
-  A.validate();
-  A.to(Executor::cuda()).validate();
+  const auto A = random_csr(5000, 5000, [](size_type, auto& g) { return g() % 20; }, 9);
+  EXPECT_EQ(validation_error(A), "");
+  EXPECT_EQ(validation_error(A.to(Executor::cuda())), "");
+  // Each defect planted in a row past the first warp's and block's rows: the
+  // device check must find it and name the same first bad row as the host.
+  const std::vector<offset_type> rp(A.row_ptr().data(), A.row_ptr().data() + A.rows() + 1);
+  const std::vector<index_type> ci(A.col_idx().data(), A.col_idx().data() + A.nnz());
+  const std::vector<double> va(A.values().data(), A.values().data() + A.nnz());
+  size_type row = 3001;
+  while (rp[row + 1] - rp[row] < 2) ++row;  // a row with two entries to spoil
+  const auto k = static_cast<std::size_t>(rp[row]);
+  const auto with = [&](std::vector<index_type> c, std::vector<double> v) {
+    return CsrMatrix<double>(A.rows(), A.cols(), Array<offset_type>(Executor::host(), rp),
+                             Array<index_type>(Executor::host(), std::move(c)),
+                             Array<double>(Executor::host(), std::move(v)));
+  };
+  auto out_of_range = ci;
+  out_of_range[k] = static_cast<index_type>(A.cols());
+  auto duplicate = ci;
+  duplicate[k + 1] = duplicate[k];
+  auto not_finite = va;
+  not_finite[k] = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& bad : {with(out_of_range, va), with(duplicate, va), with(ci, not_finite)}) {
+    const std::string host = validation_error(bad);
+    EXPECT_NE(host.find(std::to_string(row)), std::string::npos) << host;
+    EXPECT_EQ(validation_error(bad.to(Executor::cuda())), host);
+  }
 }
 
 }  // namespace

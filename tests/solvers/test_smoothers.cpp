@@ -136,7 +136,7 @@ TEST_P(Smoothers, FourthKindChebyshevIsAPositiveDefinitePreconditioner) {
 
 TEST_P(Smoothers, ZeroDiagonalIsAClearError) {
   const auto e = exec();
-  // Row 1 has no diagonal entry.
+  // Row 2 (1-based) has no diagonal entry.
   const CsrMatrix<double> A(3, 3, Array<offset_type>(e, {0, 1, 2, 3}),
                             Array<index_type>(e, {0, 2, 2}), Array<double>(e, {1, 1, 1}));
   for (const SmootherParams& p : {SmootherParams{JacobiParams{}}, SmootherParams{L1JacobiParams{}},
@@ -145,7 +145,11 @@ TEST_P(Smoothers, ZeroDiagonalIsAClearError) {
       make_smoother(test::shared(A), p);
       FAIL() << smoother_name(p);
     } catch (const invalid_argument& err) {
-      EXPECT_NE(std::string(err.what()).find("row 1"), std::string::npos) << err.what();
+      // The smoother's name, the 1-based row, and why.
+      const std::string what = err.message();
+      const std::string name = smoother_name(p);
+      EXPECT_EQ(what.rfind(name + ": row 2 (1-based) of 3 has a zero", 0), 0u) << what;
+      EXPECT_NE(what.find("; " + name + " divides by it"), std::string::npos) << what;
     }
   }
   EXPECT_THROW(make_smoother(test::shared(gallery::poisson2d(e, 3, 3)), JacobiParams{.omega = -1}),

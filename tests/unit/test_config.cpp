@@ -27,6 +27,14 @@ std::string error_of(F f) {
   return "";
 }
 
+/// Sets `path` from text as the flag `where` would.
+void flag(SolverConfig& cfg, const std::string& where, const std::string& path,
+          const char* value) {
+  const Parameter* p = find_parameter(path);
+  ASSERT_NE(p, nullptr) << path;
+  set_parameter_from_text(cfg, *p, value, where);
+}
+
 void set(SolverConfig& cfg, const std::string& path, const Value& v) {
   const Parameter* p = find_parameter(path);
   ASSERT_NE(p, nullptr) << path;
@@ -196,6 +204,159 @@ TEST(ConfigJson, OutOfRangeValuesNameThePathTheValueAndTheRange) {
   EXPECT_NE(i.find("'preconditioner.amg.max_levels' must be an integer >= 1, got 3000000000"),
             std::string::npos)
       << i;
+}
+
+// Integers past the member's type are errors, never truncated (4294967297
+// once became 1); 0 iterations is a valid request.
+TEST(ConfigJson, IntegersOutOfRangeAreErrorsAndZeroIterationsIsValid) {
+  const auto m =
+      error_of([] { config_from_json(R"({"solver": {"max_iterations": 4294967297}})"); });
+  EXPECT_EQ(m, "config: 'solver.max_iterations' must be an integer >= 0, got 4294967297");
+  const auto u = error_of(
+      [] { config_from_json(R"({"solver": {"max_iterations": 18446744073709551615}})"); });
+  EXPECT_NE(u.find("got 18446744073709551615"), std::string::npos) << u;
+  const auto r = error_of([] { config_from_json(R"({"solver": {"restart": -4294967295}})"); });
+  EXPECT_NE(r.find("'solver.restart' must be an integer >= 1, got -4294967295"), std::string::npos)
+      << r;
+  EXPECT_EQ(config_from_json(R"({"solver": {"max_iterations": 0}})").solver.params.max_iterations,
+            0);
+}
+
+// Nesting is checked before a document is built: 100000 levels (a crash
+// once) are refused with a message, and so are 33; 32 get past the check
+// to the unknown-key error.
+TEST(ConfigJson, DeepNestingIsRefusedWithoutRecursion) {
+  const auto nested = [](int depth, const std::string& open, const std::string& close) {
+    std::string text;
+    for (int i = 0; i < depth; ++i) text += open;
+    text += "1";
+    for (int i = 0; i < depth; ++i) text += close;
+    return text;
+  };
+  for (const auto& text : {nested(100000, "[", "]"), nested(100000, R"({"a":)", "}"),
+                           nested(33, "[", "]"), "{\"solver\": " + nested(32, "[", "]") + "}"}) {
+    const auto e = error_of([&] { config_from_json(text); });
+    EXPECT_EQ(e,
+              "config: the text: objects and arrays are nested more than 32 levels deep; a "
+              "configuration needs at most 4");
+  }
+  const auto ok_depth = error_of([&] { config_from_json(nested(32, R"({"a":)", "}")); });
+  EXPECT_EQ(ok_depth.rfind("config: unknown key 'a'", 0), 0u) << ok_depth;
+  // A long wrong value is cut short in the message.
+  const auto long_value = error_of([] {
+    config_from_json(R"({"solver": {"tolerance": ")" + std::string(1000, 'x') + R"("}})");
+  });
+  EXPECT_LT(long_value.size(), 200u) << long_value;
+  EXPECT_NE(long_value.find("xxx..."), std::string::npos) << long_value;
+}
+
+// The settings a front end gave, and those among them that change nothing.
+TEST(ConfigGiven, RecordsEachSpellingAndNamesSettingsWithoutEffect) {
+  SolverConfig cfg = config_from_json(
+      R"({"solver": {"restart": 50}, "preconditioner": {"degree": 4, "omega": 0.8}})");
+  EXPECT_TRUE(was_given(cfg, "solver.restart"));
+  EXPECT_TRUE(was_given(cfg, "preconditioner.chebyshev.degree"));
+  EXPECT_FALSE(was_given(cfg, "solver.tolerance"));
+  ASSERT_EQ(cfg.given.size(), 3u);
+  // The older key "preconditioner.omega" set both weights: one entry.
+  EXPECT_EQ(cfg.given[0].where, "preconditioner.degree");
+  EXPECT_EQ(cfg.given[1].where, "preconditioner.omega");
+  EXPECT_EQ(cfg.given[1].paths, (std::vector<std::string>{"preconditioner.jacobi.omega",
+                                                          "preconditioner.l1jacobi.omega"}));
+  // Default: CG with classical AMG and its auto smoother, l1-Jacobi. The
+  // weight reaches l1-Jacobi, so "preconditioner.omega" takes effect.
+  EXPECT_EQ(ineffective_settings(cfg),
+            (std::vector<std::string>{
+                "preconditioner.degree has no effect: the chebyshev settings serve "
+                "preconditioner.type chebyshev or preconditioner.amg.smoother chebyshev; the AMG "
+                "smoother is l1jacobi (preconditioner.amg.smoother auto with classical coarsening)",
+                "solver.restart has no effect: only GMRES and FGMRES restart; solver.type is cg"}));
+  flag(cfg, "--solver", "solver.type", "gmres");
+  flag(cfg, "--precond", "preconditioner.type", "chebyshev");
+  EXPECT_EQ(ineffective_settings(cfg),
+            (std::vector<std::string>{
+                "preconditioner.omega has no effect: the jacobi settings serve preconditioner.type "
+                "jacobi or preconditioner.amg.smoother jacobi; preconditioner.type is chebyshev"}));
+
+  // Classical options under aggregation, K-cycle options without a
+  // K-cycle, aggressive options without aggressive levels; a setting
+  // given at its default value is not listed.
+  SolverConfig agg;
+  flag(agg, "--amg", "preconditioner.amg.coarsening", "aggregation");
+  flag(agg, "--strength", "preconditioner.amg.classical.strength_threshold", "0.4");
+  flag(agg, "--kcycle-levels", "preconditioner.amg.kcycle_levels", "3");
+  flag(agg, "--interpolation", "preconditioner.amg.classical.interpolation", "ext");
+  flag(agg, "--preconditioner.amg.classical.seed", "preconditioner.amg.classical.seed",
+       format_value(find_parameter("preconditioner.amg.classical.seed")->default_value()).c_str());
+  EXPECT_EQ(ineffective_settings(agg),
+            (std::vector<std::string>{
+                "--strength has no effect: classical coarsening settings; "
+                "preconditioner.amg.coarsening is aggregation",
+                "--kcycle-levels has no effect: K-cycle settings; preconditioner.amg.cycle is V",
+                "--interpolation has no effect: classical coarsening settings; "
+                "preconditioner.amg.coarsening is aggregation"}));
+  SolverConfig aggressive;
+  flag(aggressive, "--aggressive-paths", "preconditioner.amg.classical.aggressive_num_paths", "1");
+  EXPECT_EQ(ineffective_settings(aggressive),
+            (std::vector<std::string>{
+                "--aggressive-paths has no effect: no level is coarsened aggressively "
+                "(preconditioner.amg.classical.aggressive_levels is 0)"}));
+  flag(aggressive, "--aggressive-levels", "preconditioner.amg.classical.aggressive_levels", "1");
+  EXPECT_TRUE(ineffective_settings(aggressive).empty());
+  // Jacobi's weight under the automatic aggregation smoother takes effect
+  // (scaled by 4 / (3 rho)); its estimate switch does not.
+  SolverConfig jacobi;
+  flag(jacobi, "--amg", "preconditioner.amg.coarsening", "aggregation");
+  flag(jacobi, "--preconditioner.jacobi.omega", "preconditioner.jacobi.omega", "0.5");
+  flag(jacobi, "--preconditioner.jacobi.estimate_omega", "preconditioner.jacobi.estimate_omega",
+       "true");
+  EXPECT_EQ(ineffective_settings(jacobi),
+            (std::vector<std::string>{
+                "--preconditioner.jacobi.estimate_omega has no effect: the automatic AMG smoother "
+                "of aggregation always estimates omega"}));
+  // AMG settings without AMG.
+  SolverConfig none;
+  flag(none, "--precond", "preconditioner.type", "none");
+  flag(none, "--cycle", "preconditioner.amg.cycle", "W");
+  EXPECT_EQ(ineffective_settings(none),
+            (std::vector<std::string>{"--cycle has no effect: AMG settings need "
+                                      "preconditioner.type amg; it is none"}));
+}
+
+// Restart and truncation above the problem's size are lowered to it; the
+// Krylov vectors must fit the memory available.
+TEST(ConfigFit, RestartAndTruncationFitTheProblem) {
+  SolverConfig cfg;
+  flag(cfg, "--solver", "solver.type", "gmres");
+  flag(cfg, "--restart", "solver.restart", "100000");
+  const auto changes = fit_to_problem(cfg, 10, Executor::host());
+  EXPECT_EQ(cfg.solver.restart, 10);
+  EXPECT_EQ(changes, (std::vector<std::string>{
+                         "solver.restart 100000 lowered to 10, the number of unknowns: more "
+                         "Krylov vectors than unknowns is never useful"}));
+  EXPECT_TRUE(fit_to_problem(cfg, 10, Executor::host()).empty());
+  SolverConfig fcg;
+  flag(fcg, "--solver", "solver.type", "fcg");
+  flag(fcg, "--solver.truncation", "solver.truncation", "7");
+  fit_to_problem(fcg, 3, Executor::host());
+  EXPECT_EQ(fcg.solver.truncation, 3);
+  // A restart that fits the problem but not the memory: 2^30 unknowns and
+  // 2^30 vectors would need 8 EB.
+  if (Executor::host().available_memory() > 0) {
+    SolverConfig big;
+    flag(big, "--solver", "solver.type", "fgmres");
+    flag(big, "--restart", "solver.restart", "1073741824");
+    try {
+      fit_to_problem(big, size_type{1} << 30, Executor::host());
+      ADD_FAILURE() << "expected out_of_memory";
+    } catch (const out_of_memory& e) {
+      EXPECT_EQ(e.message().rfind("config: solver.restart 1073741824 needs about ", 0), 0u)
+          << e.message();
+      EXPECT_NE(e.message().find("is available on host; choose a smaller value"),
+                std::string::npos)
+          << e.message();
+    }
+  }
 }
 
 TEST(ConfigJson, TheTwoStrengthThresholdsAreToldApartByPath) {

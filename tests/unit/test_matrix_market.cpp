@@ -253,13 +253,14 @@ TEST_F(MatrixMarket, SumsDuplicateEntries) {
   EXPECT_EQ(values_of(A), (std::vector<double>{3.5, -1, 3}));
   A.validate();
 
-  // In a symmetric file, (2,1) and (1,2) both mirror into the other triangle.
+  // In a symmetric file, (2,1) repeated sums, and the sum mirrors; (1,2)
+  // would be refused (RejectsBadEntries), not doubled.
   const auto S =
       io::read_matrix_market(write_file("dups_sym.mtx",
                                         "%%MatrixMarket matrix coordinate real symmetric\n"
                                         "2 2 3\n"
                                         "2 1 1\n"
-                                        "1 2 2\n"
+                                        "2 1 2\n"
                                         "2 2 1\n"));
   EXPECT_EQ(cols_of(S), (std::vector<index_type>{1, 0, 1}));
   EXPECT_EQ(values_of(S), (std::vector<double>{3, 3, 1}));
@@ -486,9 +487,9 @@ TEST_F(MatrixMarket, RejectsBadEntries) {
        4, "trailing text 'junk'"},
       {"pattern_value.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n", 3,
        "trailing text '1'"},
-      {"no_value.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2\n", 4,
+      {"no_value.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2   \n", 4,
        "missing value"},
-      {"no_col.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1\n", 3,
+      {"no_col.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1     \n", 3,
        "missing column index"},
       {"skew_diag.mtx",
        "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 2\n2 1 1\n2 2 1\n", 4,
@@ -497,13 +498,42 @@ TEST_F(MatrixMarket, RejectsBadEntries) {
       {"truncated.mtx",
        "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 2 2\n% trailing comment\n",
        5, "after 2 of the 4 entries announced on line 2"},
-      {"truncated_noeol.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1", 3,
-       "after 1 of the 4"},
+      // Fewer bytes than the announced entries need: refused at the size
+      // line, before the body is read.
+      {"truncated_noeol.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1", 2,
+       "announces 4 entries, but the 5 bytes after it can hold at most 1"},
       {"no_entries.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n", 2,
-       "after 0 of the 1"},
+       "announces 1 entries, but the 0 bytes after it can hold at most 0"},
       {"extra.mtx",
        "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 2 2\n\n% c\n3 3 3\n", 7,
        "more entries than the 2 announced on line 2"},
+      // A symmetric file stores one triangle: an entry above the diagonal
+      // would be mirrored onto one listed below it (doubled) or invent one.
+      {"symmetric_upper.mtx",
+       "%%MatrixMarket matrix coordinate real symmetric\n%\n3 3 4\n1 1 2\n2 1 -1\n1 2 -1\n"
+       "2 2 2\n",
+       6, "entry (1, 2) lies above the diagonal, but a symmetric file stores only the lower"},
+      {"skew_upper.mtx",
+       "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 2 1\n", 3,
+       "entry (1, 2) lies above the diagonal, but a skew-symmetric file"},
+      {"pattern_symmetric_upper.mtx",
+       "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n1 1\n2 3\n", 4,
+       "entry (2, 3) lies above the diagonal"},
+      // Sizes a short file cannot justify: refused at the size line before
+      // anything they size is allocated (the row offsets alone of the
+      // first would take 16 GB).
+      {"rows_huge.mtx",
+       "%%MatrixMarket matrix coordinate real general\n2147483647 1 1\n1 1 1\n", 2,
+       "announces 2147483647 rows but only 1 entries, which fill at most 1 of them"},
+      {"cols_huge.mtx",
+       "%%MatrixMarket matrix coordinate real general\n1 2147483647 1\n1 1 1\n", 2,
+       "announces 2147483647 columns but only 1 entries"},
+      {"rows_huge_symmetric.mtx",
+       "%%MatrixMarket matrix coordinate real symmetric\n2000000000 2000000000 1\n1 1 1\n", 2,
+       "at most 1048576 empty rows more (1048578 in all)"},
+      {"entries_huge.mtx",
+       "%%MatrixMarket matrix coordinate real general\n10 10 4000000000\n1 1 1\n", 2,
+       "announces 4000000000 entries, but the 6 bytes after it can hold at most 1"},
       // The first error in the file wins, even when a later line is also bad.
       {"two_errors.mtx",
        "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n1 9 1\nx 1 1\n", 4,
@@ -515,10 +545,35 @@ TEST_F(MatrixMarket, RejectsBadEntries) {
   }
 }
 
+// Empty rows and columns are legal (a singular matrix still has a size):
+// up to 2^20 more than the entries fill are read.
+TEST_F(MatrixMarket, ReadsEmptyRowsUpToTheAllowance) {
+  const auto p = write_file("sparse.mtx",
+                            "%%MatrixMarket matrix coordinate real symmetric\n1048578 1048578 1\n"
+                            "2 1 5\n");
+  const auto A = io::read_matrix_market(p);
+  EXPECT_EQ(A.rows(), 1048578);
+  EXPECT_EQ(A.nnz(), 2);
+  EXPECT_EQ(row_ptr_of(A)[1], 1);
+  EXPECT_EQ(cols_of(A)[0], 1);
+}
+
+// A NUL byte before the banner (found by fuzzing the header reader, which
+// once took back() of an empty line): the banner error, from both readers.
+TEST_F(MatrixMarket, NulByteInTheBannerIsAnError) {
+  const auto p = write_file("nul.mtx", std::string("\0%%MatrixMarket matrix array real general\n"
+                                                   "1 1\n1\n",
+                                                   48));
+  expect_io_error([&] { io::read_matrix_market_header(p); }, "nul.mtx", 1, "missing banner");
+  expect_io_error([&] { io::read_matrix_market_vector(p); }, "nul.mtx", 1, "missing banner");
+}
+
 TEST_F(MatrixMarket, RejectsBadArrayEntries) {
   const std::vector<BadCase> cases = {
-      {"array_short.mtx", "%%MatrixMarket matrix array real general\n%\n3 1\n1\n2\n", 5,
+      {"array_short.mtx", "%%MatrixMarket matrix array real general\n%\n3 1\n1\n2\n% c\n", 6,
        "after 2 of the 3"},
+      {"array_too_few_bytes.mtx", "%%MatrixMarket matrix array real general\n%\n3 1\n1\n2\n", 3,
+       "announces 3 values, but the 4 bytes after it can hold at most 2"},
       {"array_long.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n2\n3\n", 5,
        "more entries than the 2"},
       {"array_value.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\nabc\n", 4,
@@ -529,8 +584,14 @@ TEST_F(MatrixMarket, RejectsBadArrayEntries) {
        "unsigned-integer"},
       // A size line announcing a huge array in a short file: an error, not
       // an attempt to allocate.
-      {"array_huge.mtx", "%%MatrixMarket matrix array real general\n1000000000000 1\n1\n", 3,
-       "after 1 of the 1000000000000"},
+      {"array_huge.mtx", "%%MatrixMarket matrix array real general\n1000000000000 1\n1\n", 2,
+       "announces 1000000000000 values, but the 2 bytes after it can hold at most 1"},
+      {"array_nan.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\nnan\n", 4,
+       "value 'nan' is not finite"},
+      {"array_inf.mtx", "%%MatrixMarket matrix array real general\n2 1\n-inf\n1\n", 3,
+       "value '-inf' is not finite"},
+      {"array_overflow.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n1e999\n", 4,
+       "value '1e999' is not finite"},
   };
   for (const auto& c : cases) {
     const auto p = write_file(c.name, c.content);
@@ -675,9 +736,15 @@ TEST_F(MatrixMarket, VectorRoundTripIsBitExact) {
   auto values = test::random_values(200000, 5, -1.0, 1.0);
   values[0] = -0.0;
   values[1] = std::numeric_limits<double>::denorm_min();
-  values[2] = std::numeric_limits<double>::infinity();  // a vector may hold anything
-  const Vector<double> x(Array<double>(Executor::host(), values));
+  values[2] = std::numeric_limits<double>::max();
   const auto p = path("x.mtx");
+  // Written, but refused when read: a right-hand side or near-null space
+  // with Inf or NaN can only end a solve as non_finite (line 5: value 2).
+  auto with_inf = values;
+  with_inf[2] = std::numeric_limits<double>::infinity();
+  io::write_matrix_market(p, Vector<double>(Array<double>(Executor::host(), with_inf)));
+  expect_io_error([&] { io::read_matrix_market_vector(p); }, "x.mtx", 5, "value 'inf' is not finite");
+  const Vector<double> x(Array<double>(Executor::host(), values));
   io::write_matrix_market(p, x);
   const auto h = io::read_matrix_market_header(p);
   EXPECT_EQ(h.format, MmFormat::array);

@@ -91,10 +91,23 @@ struct PreconditionerSettings {
   AmgSettings amg;
 };
 
+/// One setting a front end gave explicitly: the spelling it used (a flag
+/// such as "--omega", or a JSON key by its full path) and the parameters
+/// that spelling set (one, or several for an older shared flag).
+struct GivenSetting {
+  std::string where;
+  std::vector<std::string> paths;
+};
+
 /// Everything a front end sets for a solve.
 struct SolverConfig {
   KrylovSettings solver;
   PreconditionerSettings preconditioner;
+  /// What was set through set_parameter (and so by config_from_json and the
+  /// strata program's flags), in order, one entry per spelling; members
+  /// assigned in code are not recorded. Not a setting: config_to_json and
+  /// same_settings ignore it. ineffective_settings() reads it.
+  std::vector<GivenSetting> given;
 };
 
 // ------------------------------------------------------------ declarations
@@ -175,6 +188,22 @@ std::string format_value(const Value& value);
 /// True when every declared parameter has the same value in a and b.
 bool same_settings(const SolverConfig& a, const SolverConfig& b);
 
+/// True when the parameter at `path` was set explicitly (cfg.given).
+bool was_given(const SolverConfig& cfg, std::string_view path);
+
+/// Why the parameter at `path` changes nothing in the solve that `cfg`
+/// describes ("only GMRES and FGMRES restart; solver.type is cg"), or an
+/// empty string when it takes effect.
+std::string why_without_effect(const SolverConfig& cfg, std::string_view path);
+
+/// The settings given explicitly (cfg.given) that change nothing in the
+/// solve `cfg` describes, each as "<where> has no effect: <why>". A
+/// setting at its default value is not listed (a configuration written by
+/// config_to_json holds every parameter), nor one of several parameters
+/// set by one spelling when another of them takes effect ("--omega" sets
+/// both Jacobi weights, and one smoother runs).
+std::vector<std::string> ineffective_settings(const SolverConfig& cfg);
+
 // -------------------------------------------------------------------- JSON
 
 /// Reads settings from JSON text into a copy of `base`: every key is
@@ -188,6 +217,18 @@ SolverConfig config_from_json(std::string_view text, const SolverConfig& base = 
 std::string config_to_json(const SolverConfig& cfg, int indent = 2);
 
 // ------------------------------------------------------ from the settings
+
+/// Fits the settings that size memory to a problem of `rows` unknowns on
+/// `exec`, before anything is allocated. solver.restart (GMRES, FGMRES)
+/// and solver.truncation (FCG) above `rows` are lowered to it: more Krylov
+/// vectors than unknowns is never useful. Returns one line for each change
+/// ("solver.restart 100000 lowered to 10: ..."). Then throws out_of_memory,
+/// naming the setting, when its Krylov vectors would exceed the memory
+/// available on `exec` (Executor::available_memory). Chebyshev's degree
+/// and AMG's coarse_size size no memory of their own: Chebyshev keeps three
+/// vectors whatever its degree, and the hierarchy inverts at most 4096
+/// coarse rows densely, smoothing a larger coarsest level instead.
+std::vector<std::string> fit_to_problem(SolverConfig& cfg, size_type rows, const Executor& exec);
 
 /// The Krylov method with the settings' parameters.
 KrylovMethod krylov_method(const SolverConfig& cfg);

@@ -128,6 +128,11 @@ class Executor {
   MemoryStats memory_stats() const;
   /// Starts a new peak measurement at the current use.
   void reset_peak_memory() const;
+  /// Bytes that could still be allocated here, for checks made before a
+  /// large allocation: MemAvailable of /proc/meminfo on the host, free
+  /// device memory plus the pool's unused reserve on a device. 0 when the
+  /// system does not say (no /proc/meminfo): callers then skip the check.
+  std::size_t available_memory() const;
 
   friend bool operator==(const Executor& a, const Executor& b) noexcept {
     return a.exec_ == b.exec_;

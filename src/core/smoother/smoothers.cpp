@@ -32,8 +32,10 @@ class DiagonalSmoother final : public Smoother<T> {
  public:
   DiagonalSmoother(std::shared_ptr<const LevelOperator<T>> A, double omega, DiagonalScaling scaling,
                    std::string name)
+      // `name` is copied, not moved: the order in which the arguments are
+      // evaluated is unspecified, and a move first left the message nameless.
       : DiagonalSmoother(A, omega, detail::checked_diagonal_scaling(*A, scaling, name.c_str()),
-                         std::move(name)) {}
+                         name) {}
   /// With the unweighted scaling d computed already.
   DiagonalSmoother(std::shared_ptr<const LevelOperator<T>> A, double omega, Vector<T> d,
                    std::string name)

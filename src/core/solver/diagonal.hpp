@@ -11,7 +11,8 @@ namespace strata::detail {
 
 /// d_i for every row of the square operator A (see DiagonalScaling). Throws
 /// dimension_mismatch for a non-square A and invalid_argument naming `who`
-/// and the first unusable row (followed by `hint`).
+/// and the first unusable row, 1-based as in a MatrixMarket file (followed
+/// by `hint`).
 template <class T>
 Vector<T> checked_diagonal_scaling(const LevelOperator<T>& A, DiagonalScaling scaling,
                                    const char* who, const char* hint = "") {
@@ -23,7 +24,8 @@ Vector<T> checked_diagonal_scaling(const LevelOperator<T>& A, DiagonalScaling sc
   const size_type bad = A.scaling(scaling, d);
   if (bad >= 0) {
     const bool positive = scaling == DiagonalScaling::inverse_sqrt_diagonal;
-    throw invalid_argument(std::string(who) + ": row " + std::to_string(bad) +
+    throw invalid_argument(std::string(who) + ": row " + std::to_string(bad + 1) + " (1-based) of " +
+                           std::to_string(A.rows()) +
                            (positive ? " has a diagonal entry that is not positive"
                                      : " has a zero, missing or non-finite diagonal entry") +
                            "; " + who + " divides by it" + hint);

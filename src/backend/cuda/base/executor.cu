@@ -97,6 +97,14 @@ void reset_peak_memory(const CudaExec& exec) {
       cudaMemPoolSetAttribute(exec.context().pool, cudaMemPoolAttrUsedMemHigh, &zero));
 }
 
+std::size_t available_memory(const CudaExec& exec) {
+  activate(exec);
+  const MemoryStats stats = memory_stats(exec);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  STRATA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes + (stats.reserved > stats.in_use ? stats.reserved - stats.in_use : 0);
+}
+
 int device_count() noexcept {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
