@@ -58,12 +58,6 @@ double seconds(std::chrono::steady_clock::duration d) {
 /// 0 converged, 3 not converged (1 is kept for errors).
 int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) {
   const Executor exec = pick_executor(o.host, o.device);
-  // Refused before anything is built: a setting the chosen solve ignores.
-  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
-    std::string all;
-    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
-    throw invalid_argument("solve: " + all);
-  }
   // Sized for the target: 64^3 on the host, 128^3 on a GPU.
   auto p = load_problem(o.problem, o.n, exec,
                         o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64) : 0);
@@ -93,6 +87,14 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   const MatrixFacts facts = inspect(p, A);
   refuse_hopeless(facts, p.name);
   const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  // Refused before the preconditioner is built: a setting the chosen solve
+  // ignores (judged after the defaults that follow the matrix: --amg
+  // aggregation alone chooses a K-cycle, which --kcycle-levels then serves).
+  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
+    std::string all;
+    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
+    throw invalid_argument("solve: " + all);
+  }
   // Symmetry decides Lanczos versus Arnoldi for Chebyshev's estimate. The
   // setting preconditioner.chebyshev.symmetric = false always asks for
   // Arnoldi; true is kept only for a matrix known or found symmetric.

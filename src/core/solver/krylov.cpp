@@ -74,7 +74,9 @@ class Progress {
     norms_.push_back(r0_norm);
     set_true(r0_norm);
     if (!std::isfinite(r0_norm)) return finish(SolveStatus::non_finite, "the initial residual is not finite");
-    return r0_norm <= target_ && finish(SolveStatus::converged);
+    if (r0_norm <= target_) return finish(SolveStatus::converged);
+    // max_iterations = 0: no iteration at all, the initial residual is the answer.
+    return p_.max_iterations == 0 && finish(SolveStatus::max_iterations);
   }
 
   /// After an iteration, with the residual norm the method tracks. Returns
@@ -698,10 +700,6 @@ SolveInfo solve_stationary(const KrylovParams& params, const LinearOperator<T>& 
   };
   update_residual();
   if (pr.start(pr.norm(b), pr.norm(r))) return pr.info;
-  if (params.max_iterations == 0) {
-    pr.finish(SolveStatus::max_iterations);
-    return pr.info;
-  }
   while (true) {
     M.apply(r, e);  // e = M (b - A x)
     axpy(T{1}, e, x);
