@@ -95,7 +95,10 @@ struct KrylovParams {
   double relative_tolerance = 1e-8;
   /// Also stop when ||r|| <= absolute_tolerance.
   double absolute_tolerance = 0.0;
-  int max_iterations = 1000;
+  /// A cap for slow but steady solves (unpreconditioned GMRES(30) on
+  /// 7-point 128^3 needs more than 1000); hopeless ones end sooner through
+  /// divergence_tolerance and the stagnation window.
+  int max_iterations = 5000;
   RelativeTo relative_to = RelativeTo::rhs;
   bool record_history = true;
   /// Stop with `diverged` when the tracked residual exceeds
