@@ -50,7 +50,10 @@ typedef enum strata_status {
 
 typedef enum strata_location {
   STRATA_HOST = 0,  /* host memory; runs on the host (OpenMP) */
-  STRATA_DEVICE = 1 /* CUDA device memory; runs on the GPU */
+  STRATA_DEVICE = 1, /* CUDA device memory; runs on the GPU */
+  /* Not a location: makes any non-negative int a representable value, so a
+     wrong one from C or Fortran is reported, not undefined in C++. */
+  STRATA_LOCATION_MAX_ENUM = 0x7fffffff
 } strata_location;
 
 typedef struct strata_matrix_handle* strata_matrix;

@@ -77,6 +77,7 @@ Executor executor_of(strata_location location) {
   switch (location) {
     case STRATA_HOST: return Executor::host();
     case STRATA_DEVICE: return Executor::cuda();
+    default: break;
   }
   throw invalid_argument("location is " + std::to_string(static_cast<int>(location)) +
                          "; expected STRATA_HOST (0) or STRATA_DEVICE (1)");
