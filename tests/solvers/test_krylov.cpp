@@ -292,3 +292,27 @@ TEST(KrylovData, SymmetricMatricesWithPcg) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(KrylovLimits, RestartAndTruncationAreCappedByTheUnknowns) {
+  // GMRES(100000) on 10 unknowns would hold 100001 basis vectors and a
+  // 100001 x 100000 Hessenberg matrix; capped at 10 it needs a few kB.
+  const auto h = Executor::host();
+  const CsrOperator<double> op(test::shared(gallery::poisson2d(h, 2, 5)));
+  for (const KrylovMethod& method : {KrylovMethod{Gmres{.restart = 100000}},
+                                     KrylovMethod{Fgmres{.restart = 100000}},
+                                     KrylovMethod{Fcg{.truncation = 100000}}}) {
+    Vector<double> b(h, 10, 1.0), x(h, 10, 0.0);
+    h.reset_peak_memory();
+    const std::size_t before = h.memory_stats().in_use;
+    const auto info = solve(method, op, b, x);
+    EXPECT_TRUE(info.converged()) << method_name(method) << ": " << info.message;
+    EXPECT_LE(info.iterations, 10) << method_name(method);
+    EXPECT_LT(h.memory_stats().peak_in_use - before, std::size_t{1} << 20) << method_name(method);
+  }
+}
+
+}  // namespace
+}  // namespace strata

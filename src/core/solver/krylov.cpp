@@ -389,6 +389,14 @@ SolveInfo run_bicgstab(Progress<T>& pr, const LinearOperator<T>& A,
   }
 }
 
+/// `count` vectors, at most one per unknown of the whole (global) problem
+/// and at least one.
+template <class T>
+int capped_to_unknowns(Progress<T>& pr, int count, size_type local_rows) {
+  const double unknowns = double(pr.combine(T(local_rows)));
+  return static_cast<int>(std::max(1.0, std::min(double(count), unknowns)));
+}
+
 /// Flexible CG (Notay 2000) with truncation m: z = M r; p = z minus its
 /// A-projections on the last m directions; alpha = p^T r / p^T A p. The
 /// directions and their images q = A p are kept in a ring of m + 1 slots.
@@ -397,6 +405,7 @@ SolveInfo run_fcg(Progress<T>& pr, int truncation, const LinearOperator<T>& A,
                   const Vector<T>& b, Vector<T>& x, const LinearOperator<T>* M) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
+  truncation = capped_to_unknowns(pr, truncation, n);  // as GMRES's restart
   const int slots = truncation + 1;
   std::vector<Vector<T>> P, Q;
   std::vector<T> pq(static_cast<std::size_t>(slots), T{0});  // p_j^T A p_j
@@ -457,7 +466,9 @@ SolveInfo run_gmres(Progress<T>& pr, int restart, bool flexible,
                     const LinearOperator<T>* M) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
-  const int m = restart;
+  // More Krylov vectors than unknowns (over all processes) is never useful:
+  // the space is exhausted first. The cap keeps restart from sizing memory.
+  const int m = capped_to_unknowns(pr, restart, n);
   std::vector<Vector<T>> V, Z;
   V.reserve(m + 1);
   for (int j = 0; j <= m; ++j) V.emplace_back(exec, n);
