@@ -198,8 +198,9 @@ TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
     EXPECT_LT(test::relative_residual(A, b, x), 1e-8);
     cycles.push_back(info.iterations);
   }
+  std::printf("[ cycles   ] stand-alone V: %d and %d\n", cycles[0], cycles[1]);
   EXPECT_LE(cycles[1], cycles[0] + 2) << "the V-cycle rate must not depend on n";
-  EXPECT_LT(cycles[1], 25);
+  EXPECT_LE(cycles[1], 13);  // measured 11
 }
 
 TEST_P(AmgFramework, AsPreconditionerForCgWithEveryCycle) {
@@ -214,7 +215,9 @@ TEST_P(AmgFramework, AsPreconditionerForCgWithEveryCycle) {
     EXPECT_LT(test::relative_residual(A, b, x), 1e-8);
     iterations.push_back(info.iterations);
   }
-  EXPECT_LT(iterations[0], 15);
+  std::printf("[ cycles   ] CG with V, W, F: %d, %d, %d\n", iterations[0], iterations[1],
+              iterations[2]);
+  EXPECT_LE(iterations[0], 10);  // measured 8 (W and F: 6)
   EXPECT_LE(iterations[1], iterations[0]);  // W does more coarse work than V
   EXPECT_LE(iterations[2], iterations[0]);
 }
@@ -266,10 +269,18 @@ TEST_P(AmgFramework, SummaryCountsLevelsAndComplexities) {
   EXPECT_EQ(s.levels[0].min_row_nnz, 2);
   EXPECT_EQ(s.levels[0].max_row_nnz, 3);
   EXPECT_NEAR(s.levels[1].coarsening_ratio, 1023.0 / 511.0, 1e-12);
-  double rows = 0;
-  for (const auto& l : s.levels) rows += double(l.rows);
-  EXPECT_NEAR(s.grid_complexity, rows / 1023.0, 1e-12);
-  EXPECT_GT(s.operator_complexity, 1.0);
+  // Linear interpolation on a chain halves it, (n - 1) / 2, down to 31 rows;
+  // R A P of the 1D Laplacian is tridiagonal again: 3 n - 2 entries.
+  const std::vector<size_type> rows = {1023, 511, 255, 127, 63, 31};
+  ASSERT_EQ(s.levels.size(), rows.size());
+  double nnz = 0;
+  for (std::size_t l = 0; l < rows.size(); ++l) {
+    EXPECT_EQ(s.levels[l].rows, rows[l]) << l;
+    EXPECT_EQ(s.levels[l].nnz, 3 * rows[l] - 2) << l;
+    nnz += double(3 * rows[l] - 2);
+  }
+  EXPECT_NEAR(s.grid_complexity, 2010.0 / 1023.0, 1e-12);
+  EXPECT_NEAR(s.operator_complexity, nnz / 3067.0, 1e-12);
   EXPECT_TRUE(s.setup_stage_seconds.count("galerkin"));
   EXPECT_NE(amg::format_summary(s).find("operator complexity"), std::string::npos);
 }

@@ -85,6 +85,9 @@ Outcome amg_pcg(const CsrMatrix<double>& A, const ClassicalParams& params,
   CsrOperator<double> op(test::shared(A));
   Outcome out{solve(KrylovMethod{cg}, op, b, x, &H), H.summary()};
   EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8);
+  std::printf("[ amg-pcg  ] %s: %d iterations\n",
+              ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+              out.info.iterations);
   return out;
 }
 
@@ -345,7 +348,9 @@ TEST_P(Classical, Poisson7ptMeetsTheIterationTarget) {
   const auto A = gallery::poisson3d(exec(), 64, 64, 64);
   const auto out = amg_pcg(A, ClassicalParams{});
   EXPECT_TRUE(out.info.converged()) << out.info.message;
-  EXPECT_LE(out.info.iterations, 22);
+  // Limits are the measured count plus about 15% (host and device build the
+  // same hierarchy): here 16.
+  EXPECT_LE(out.info.iterations, 18);
   EXPECT_LT(out.summary.operator_complexity, 3.0);
   EXPECT_GE(out.summary.levels.size(), 4u);
   for (const char* stage : {"strength", "splitting", "interpolation", "galerkin"}) {
@@ -357,7 +362,7 @@ TEST_P(Classical, Diffusion27ptMeetsTheIterationTarget) {
   const auto A = gallery::diffusion3d_27pt(exec(), 40, 40, 40);
   const auto out = amg_pcg(A, ClassicalParams{});
   EXPECT_TRUE(out.info.converged()) << out.info.message;
-  EXPECT_LE(out.info.iterations, 20);
+  EXPECT_LE(out.info.iterations, 15);  // measured 13
 }
 
 TEST_P(Classical, AggressiveCoarseningLowersComplexity) {
@@ -367,7 +372,9 @@ TEST_P(Classical, AggressiveCoarseningLowersComplexity) {
     const auto aggressive =
         amg_pcg(A, ClassicalParams{.aggressive_levels = 1, .aggressive_interpolation = stage});
     EXPECT_TRUE(aggressive.info.converged()) << aggressive.info.message;
-    EXPECT_LE(aggressive.info.iterations, 25) << amg::to_string(stage);
+    // Measured 23 (ext) and 22 (ext+e).
+    EXPECT_LE(aggressive.info.iterations, stage == Interpolation::mm_ext ? 26 : 25)
+        << amg::to_string(stage);
     EXPECT_LT(aggressive.summary.operator_complexity, plain.summary.operator_complexity);
     EXPECT_LT(aggressive.summary.levels[1].rows, plain.summary.levels[1].rows / 2);
   }
@@ -379,7 +386,9 @@ TEST_P(Classical, OtherInterpolationsConverge) {
        {Interpolation::direct, Interpolation::mm_ext, Interpolation::mm_ext_e}) {
     const auto out = amg_pcg(A, ClassicalParams{.interpolation = kind});
     EXPECT_TRUE(out.info.converged()) << amg::to_string(kind);
-    EXPECT_LE(out.info.iterations, kind == Interpolation::direct ? 40 : 25) << amg::to_string(kind);
+    // Measured 17 (direct), 15 (ext), 13 (ext+e).
+    const int bound = kind == Interpolation::direct ? 20 : kind == Interpolation::mm_ext ? 17 : 15;
+    EXPECT_LE(out.info.iterations, bound) << amg::to_string(kind);
   }
   // A2 strength for the second pass (the default) coarsens less
   // aggressively than A1.
@@ -387,15 +396,18 @@ TEST_P(Classical, OtherInterpolationsConverge) {
   const auto a2 = amg_pcg(A, ClassicalParams{.aggressive_levels = 1});
   EXPECT_TRUE(a1.info.converged());
   EXPECT_TRUE(a2.info.converged());
+  EXPECT_LE(a1.info.iterations, 25);  // measured 22
+  EXPECT_LE(a2.info.iterations, 23);  // measured 20
   EXPECT_GE(a2.summary.levels[1].rows, a1.summary.levels[1].rows);
 }
 
 TEST_P(Classical, HypreTestMatricesConverge) {
   STRATA_REQUIRE_DATA();
   // Scalar AMG on 2D elasticity (no systems AMG here: hypre's own 14-19
-  // iterations use -nf 2 with rigid-body modes) takes about 60 iterations.
+  // iterations use -nf 2 with rigid-body modes) takes 59 iterations, and
+  // tucker21935 43; the bounds add about 15%.
   for (const auto& [name, bound] :
-       {std::pair{"hypre/elast2d_TEST_ij_A.mtx", 80}, std::pair{"hypre/tucker21935_A.mtx", 60}}) {
+       {std::pair{"hypre/elast2d_TEST_ij_A.mtx", 68}, std::pair{"hypre/tucker21935_A.mtx", 50}}) {
     const auto A = io::read_matrix_market(test::data_dir() + "/" + name).to(exec());
     const auto out = amg_pcg(A, ClassicalParams{}, 300);
     EXPECT_TRUE(out.info.converged()) << name << ": " << out.info.message;
@@ -641,8 +653,10 @@ TEST(ClassicalDevice, Poisson128MeetsTheIssueTargets) {
   STRATA_REQUIRE_DEVICE();
   const auto gpu = Executor::cuda();
   const auto A = gallery::poisson3d(gpu, 128, 128, 128);
+  // Measured on an H100: 17, aggressive 23, 27-point 16. The bounds add
+  // about 15%, except where issue 6's targets (22, 25, 20) are tighter.
   const auto plain = amg_pcg(A, ClassicalParams{});
-  EXPECT_LE(plain.info.iterations, 22);
+  EXPECT_LE(plain.info.iterations, 20);
   // One aggressive level with the defaults (A2, two-stage ext+e): at most
   // 25 iterations with a lower operator complexity.
   const auto aggressive = amg_pcg(A, ClassicalParams{.aggressive_levels = 1});
@@ -650,7 +664,7 @@ TEST(ClassicalDevice, Poisson128MeetsTheIssueTargets) {
   EXPECT_LT(aggressive.summary.operator_complexity, plain.summary.operator_complexity);
   const auto A27 = gallery::diffusion3d_27pt(gpu, 128, 128, 128);
   const auto d27 = amg_pcg(A27, ClassicalParams{});
-  EXPECT_LE(d27.info.iterations, 20);
+  EXPECT_LE(d27.info.iterations, 18);
   std::printf(
       "[ 128^3 ] 7-point: %d iterations, operator complexity %.3f; aggressive: %d, %.3f; "
       "27-point: %d, %.3f\n",

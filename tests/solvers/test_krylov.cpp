@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -44,6 +47,16 @@ TEST_P(KrylovOnPoisson, EveryMethodAndPreconditionerConverges) {
       {"jacobi", JacobiParams{}},
       {"l1jacobi", L1JacobiParams{}},
       {"chebyshev", ChebyshevParams{.degree = 3}}};
+  // Iterations measured on this problem (host; the device takes the same or
+  // one or two more): each limit adds about 15%.
+  const std::map<std::string, int> measured = {
+      {"cg + none", 74},           {"cg + jacobi", 74},        {"cg + l1jacobi", 75},
+      {"cg + chebyshev", 31},      {"bicgstab + none", 54},    {"bicgstab + jacobi", 54},
+      {"bicgstab + l1jacobi", 54}, {"bicgstab + chebyshev", 22}, {"gmres + none", 180},
+      {"gmres + jacobi", 180},     {"gmres + l1jacobi", 195},  {"gmres + chebyshev", 31},
+      {"fgmres + none", 180},      {"fgmres + jacobi", 180},   {"fgmres + l1jacobi", 195},
+      {"fgmres + chebyshev", 31}};
+  const auto bound = [](int n) { return std::max(n + 3, (n * 115 + 99) / 100); };
   for (const char* method : {"cg", "bicgstab", "gmres", "fgmres"}) {
     for (int pc = -1; pc < int(preconds.size()); ++pc) {
       std::unique_ptr<Smoother<double>> M;
@@ -55,7 +68,8 @@ TEST_P(KrylovOnPoisson, EveryMethodAndPreconditionerConverges) {
       EXPECT_TRUE(info.converged()) << what << ": " << to_string(info.status) << " " << info.message;
       EXPECT_LT(test::relative_residual(A, b, x), 2e-8) << what;
       EXPECT_GT(info.iterations, 5) << what;
-      EXPECT_LT(info.iterations, 400) << what;
+      std::printf("[ krylov   ] %s: %d iterations\n", what.c_str(), info.iterations);
+      EXPECT_LE(info.iterations, bound(measured.at(what))) << what;
       EXPECT_EQ(int(info.residual_history.size()), info.iterations + 1) << what;
     }
   }
@@ -207,7 +221,8 @@ TEST_P(KrylovOnPoisson, VariablePreconditionerNeedsFgmres) {
   EXPECT_THROW(solve(KrylovMethod{Gmres{params()}}, op, b, x, &inner), invalid_argument);
   const auto info = solve(KrylovMethod{Fgmres{params()}}, op, b, x, &inner);
   EXPECT_TRUE(info.converged());
-  EXPECT_LT(info.iterations, 60);
+  std::printf("[ krylov   ] fgmres + inner cg: %d iterations\n", info.iterations);
+  EXPECT_LE(info.iterations, 18);  // measured 15
   EXPECT_LT(test::relative_residual(A, b, x), 2e-8);
 }
 
@@ -270,8 +285,9 @@ TEST(KrylovData, RecirculatingFlowWithGmresAndBicgstab) {
     const auto info = solve(method, op, b, x);
     EXPECT_TRUE(info.converged()) << name << ": " << to_string(info.status) << " " << info.message;
     EXPECT_LT(test::relative_residual(A, b, x), 1e-7) << name;
+    std::printf("[ krylov   ] %s: %d iterations\n", name, info.iterations);
     if (std::string(name).starts_with("gmres")) {
-      EXPECT_LT(info.iterations, 260) << name;
+      EXPECT_LE(info.iterations, 236) << name;  // measured 205
     }
   }
 }

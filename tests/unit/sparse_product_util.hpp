@@ -84,6 +84,42 @@ inline ReferenceProduct reference_product(const CsrMatrix<double>& A, const CsrM
   return C;
 }
 
+/// C = A B with B given as a reference product (so R (A P) can be checked
+/// without the library's own product anywhere): the scales compose.
+inline ReferenceProduct reference_product(const CsrMatrix<double>& A, const ReferenceProduct& B) {
+  const auto arp = A.row_ptr().to_vector();
+  const auto aci = A.col_idx().to_vector();
+  const auto ava = A.values().to_vector();
+  ReferenceProduct C;
+  C.rows = A.rows();
+  C.cols = B.cols;
+  C.row.resize(static_cast<std::size_t>(A.rows()));
+  for (size_type i = 0; i < A.rows(); ++i) {
+    for (auto e = arp[i]; e < arp[i + 1]; ++e) {
+      for (const auto& [j, value] : B.row[static_cast<std::size_t>(aci[e])]) {
+        auto& entry = C.row[i][j];
+        entry.first += ava[e] * value.first;
+        entry.second += std::abs(ava[e]) * value.second;
+      }
+    }
+  }
+  return C;
+}
+
+/// Multiplications a_ik b_kj of A B: for each entry (i, k) of A, the length
+/// of B's row k.
+inline size_type product_count(const CsrMatrix<double>& A,
+                               const std::vector<size_type>& b_row_lengths) {
+  const auto arp = A.row_ptr().to_vector();
+  const auto aci = A.col_idx().to_vector();
+  size_type count = 0;
+  for (size_type i = 0; i < A.rows(); ++i) {
+    for (auto e = arp[i]; e < arp[i + 1]; ++e)
+      count += b_row_lengths[static_cast<std::size_t>(aci[e])];
+  }
+  return count;
+}
+
 /// C has exactly the reference's pattern, rows sorted, and its values within
 /// `tolerance` times each entry's scale.
 inline void expect_matches_reference(const CsrMatrix<double>& C, const ReferenceProduct& ref,
