@@ -2,6 +2,7 @@
 
 #include "defaults.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "strata/amg/amg.hpp"
@@ -42,6 +43,12 @@ MatrixFacts inspect(const Problem& p, const CsrMatrix<double>& A) {
   f.negative_diagonal = props.negative_diagonal;
   const auto rp = H.row_ptr().host_view();
   const auto va = H.values().host_view();
+  f.constant_null_space = H.rows() > 0;
+  for (size_type i = 0; i < H.rows() && f.constant_null_space; ++i) {
+    double sum = 0, size = 0;
+    for (offset_type k = rp[i]; k < rp[i + 1]; ++k) sum += va[k], size += std::abs(va[k]);
+    f.constant_null_space = std::abs(sum) <= 1e-12 * size;
+  }
   for (size_type i = 0; i < H.rows(); ++i) {
     bool zero = true;
     for (offset_type k = rp[i]; k < rp[i + 1] && zero; ++k) zero = va[k] == 0.0;

@@ -24,6 +24,10 @@ struct MatrixFacts {
   /// the first of them (0-based; -1 for none).
   size_type zero_rows = 0;
   long long first_zero_row = -1;
+  /// Every row sums to zero (to rounding): constants are in A's null space
+  /// (a pure Neumann problem), so A x = b has a solution only for b
+  /// orthogonal to them.
+  bool constant_null_space = false;
 };
 
 /// Gallery problems know their symmetry and have positive diagonals and no

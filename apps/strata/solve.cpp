@@ -36,6 +36,9 @@ struct SolveOptions {
   /// --n (or "n" in --config) when given.
   std::optional<long long> n;
   std::string rhs;
+  /// --null-space: "constant" or a MatrixMarket vector to project out of b
+  /// and x (a singular system such as a pure Neumann problem).
+  std::string null_space;
   bool host = false;
   bool device = false;
   int print_every = 0;
@@ -80,12 +83,38 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     }
   }
   Vector<double> x(exec, A.rows(), 0.0);
+  // A given null space v: b loses its component along v (the solvable part
+  // of A x = b), and so does x after the solve (the solution orthogonal to v).
+  std::optional<Vector<double>> null_vector;
+  double removed_from_b = 0;
+  if (!o.null_space.empty()) {
+    null_vector = o.null_space == "constant"
+                      ? Vector<double>(exec, A.rows(), 1.0)
+                      : Vector<double>(io::read_matrix_market_vector(o.null_space).to(exec));
+    if (null_vector->size() != A.rows()) {
+      throw dimension_mismatch("--null-space " + o.null_space + " has " +
+                               std::to_string(null_vector->size()) + " entries but A has " +
+                               std::to_string(A.rows()) + " rows");
+    }
+    const double vv = dot(*null_vector, *null_vector);
+    require(vv > 0, "--null-space " + o.null_space + ": the vector is zero");
+    const double b_norm_before = norm2(b);
+    const double c = dot(*null_vector, b) / vv;
+    axpy(-c, *null_vector, b);
+    removed_from_b = b_norm_before > 0 ? std::abs(c) * std::sqrt(vv) / b_norm_before : 0.0;
+  }
 
   // What A is decides the defaults: the gallery knows its symmetry, a file
   // is analysed (on the host copy it was read into). A system that cannot
   // be solved as given is refused, saying why.
   const MatrixFacts facts = inspect(p, A);
   refuse_hopeless(facts, p.name);
+  if (facts.constant_null_space && o.null_space.empty()) {
+    std::fprintf(stderr,
+                 "strata: note: every row of A sums to zero: constants are in its null space, "
+                 "and A x = b has a solution only for b orthogonal to them; --null-space "
+                 "constant projects them out of b and x\n");
+  }
   const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
   // Refused before the preconditioner is built: a setting the chosen solve
   // ignores (judged after the defaults that follow the matrix: --amg
@@ -161,6 +190,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   CsrOperator<double> op(shared_A);
   const auto solve_start = std::chrono::steady_clock::now();
   const auto info = solve(method, op, b, x, M.get());
+  if (null_vector) axpy(-dot(*null_vector, x) / dot(*null_vector, *null_vector), *null_vector, x);
   exec.synchronize();
   const double solve_seconds = seconds(std::chrono::steady_clock::now() - solve_start);
 
@@ -195,6 +225,9 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
               {"tracked_residual_norm", info.residual_norm},
               {"residual_replacements", info.residual_replacements},
               {"chosen", chosen},
+              {"constant_null_space", facts.constant_null_space},
+              {"null_space", o.null_space},
+              {"null_space_part_of_b", removed_from_b},
               {"load_seconds", p.load_seconds},
               {"setup_seconds", setup_seconds},
               {"solve_seconds", solve_seconds},
@@ -347,6 +380,7 @@ config::SolverConfig read_config_file(SolveOptions& o, const CLI::App& cmd) {
     o.n = n;
   });
   take("rhs", "--rhs", text(o.rhs, "rhs"));
+  take("null_space", "--null-space", text(o.null_space, "null_space"));
   take("device", "--device", boolean(o.device, "device"));
   for (const auto& p : config::parameters()) {
     bool held = holds_path(j, p.path);
@@ -387,6 +421,7 @@ void print_config(const SolveOptions& o, const config::SolverConfig& cfg) {
   json j = {{"problem", o.problem}};
   if (o.n) j["n"] = *o.n;  // absent: the problem's default size
   j["rhs"] = o.rhs;
+  j["null_space"] = o.null_space;
   j["device"] = o.device;
   const json settings = json::parse(config::config_to_json(cfg));
   for (const auto& [key, value] : settings.items()) j[key] = value;
@@ -404,6 +439,9 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--n", o->n, "Size for a gallery problem (default: 64^3 host, 128^3 device)");
   cmd->add_option("--rhs", o->rhs, "Right-hand side as MatrixMarket (default: all ones)");
+  cmd->add_option("--null-space", o->null_space,
+                  "Project this null space out of b and x: 'constant' (a pure Neumann "
+                  "problem) or a MatrixMarket vector");
   cmd->add_option("--config", o->config,
                   "JSON file with any of the settings below (flags given here win); unknown "
                   "keys are errors");
