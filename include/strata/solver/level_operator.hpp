@@ -30,20 +30,11 @@
 
 #include "strata/matrix/bsr.hpp"
 #include "strata/matrix/csr.hpp"
+#include "strata/solver/diagonal_scaling.hpp"
 #include "strata/solver/operator.hpp"
 
 namespace strata {
 
-/// The diagonal scalings smoothers and spectral estimates divide by.
-enum class DiagonalScaling {
-  /// d_i = 1 / a_ii (Jacobi, Chebyshev in D^-1 A, Arnoldi).
-  inverse_diagonal,
-  /// d_i = 1 / sum_j |a_ij|, the l1 norm of row i (l1-Jacobi).
-  inverse_l1_norm,
-  /// d_i = 1 / sqrt(a_ii), for the symmetric D^-1/2 A D^-1/2 of Lanczos
-  /// (a_ii must be positive).
-  inverse_sqrt_diagonal,
-};
 
 template <class T>
 class LevelOperator;

@@ -122,18 +122,6 @@ int col_block_of(const LevelOperator<T>& A) {
   return bsr ? bsr->matrix().col_block_size() : 1;
 }
 
-kernels::smoother::Scaling kernel_scaling(DiagonalScaling kind) {
-  switch (kind) {
-    case DiagonalScaling::inverse_diagonal:
-      return kernels::smoother::Scaling::inverse_diagonal;
-    case DiagonalScaling::inverse_l1_norm:
-      return kernels::smoother::Scaling::inverse_l1_norm;
-    case DiagonalScaling::inverse_sqrt_diagonal:
-      return kernels::smoother::Scaling::inverse_sqrt_diagonal;
-  }
-  throw invalid_argument("LevelOperator::scaling: unknown kind " +
-                         std::to_string(static_cast<int>(kind)));
-}
 
 template <class T>
 size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d) {
@@ -147,7 +135,7 @@ size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d)
   }
   return A.executor().visit([&](const auto& e) {
     return kernels::smoother::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
-                                             A.values().data(), kernel_scaling(kind), d.data());
+                                             A.values().data(), kind, d.data());
   });
 }
 

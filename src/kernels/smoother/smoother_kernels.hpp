@@ -8,19 +8,14 @@
 
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
+#include "strata/solver/diagonal_scaling.hpp"
 
 namespace strata::kernels::smoother {
 
 /// Which diagonal scaling diagonal_scaling() computes.
-enum class Scaling : int {
-  /// d_i = 1 / a_ii
-  inverse_diagonal = 0,
-  /// d_i = 1 / sum_j |a_ij| (the l1 row norm)
-  inverse_l1_norm = 1,
-  /// d_i = sqrt(1 / a_ii), for the symmetric scaling D^-1/2 A D^-1/2 of
-  /// Lanczos; a_ii must be positive.
-  inverse_sqrt_diagonal = 2,
-};
+/// The level contract's choice (strata/solver/level_operator.hpp), taken as
+/// it is: one enum for the public contract and the kernels.
+using Scaling = DiagonalScaling;
 
 /// Writes d_i for every row (see Scaling) and returns the first row whose
 /// diagonal entry is zero, missing or not finite (or -1 when there is none).
