@@ -4,9 +4,10 @@
 //   V-cycle + PCG   aggregation, V-cycles, the same smoother
 //   classical + PCG classical AMG (PMIS, ext+i, l1-Jacobi V-cycle), when built
 // side by side, on the 7-point Laplacian (256^3) and the 27-point operator
-// (192^3); the K-cycle's iterations from 64^3 to 256^3 (grid independence);
-// and the hierarchy of the 2D anisotropic problem on 1000 x 1000 (the
-// paper's Table 1).
+// (192^3), beside hypre's best on the same GPU in the same call when
+// --hypre FILE gives the peer's output (scripts/gpu-check); the K-cycle's
+// iterations from 64^3 to 256^3 (grid independence); and the hierarchy of
+// the 2D anisotropic problem on 1000 x 1000 (the paper's Table 1).
 //
 //   strata_bench_aggregation [--case poisson7|diffusion27|scaling|aniso]...
 //                            [--n7 N] [--n27 N] [--na N] [--repeat R]
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "hypre_peer.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
@@ -48,8 +50,8 @@ struct Options {
   bool host = false;
   bool classical = true;
   std::string json;
+  bench::HyprePeer hypre;
 };
-
 
 struct Result {
   std::string problem, config;
@@ -174,6 +176,27 @@ void print_row(const Result& r) {
               r.operator_complexity, r.grid_complexity, r.converged ? "" : "  NOT CONVERGED");
 }
 
+// Strata's totals against hypre's best on the same problem, when the peer
+// ran it in the same call (scripts/gpu-check: --hypre).
+void print_hypre_ratios(const bench::HyprePeer& hypre, bool poisson7, size_type n,
+                        const std::vector<Result>& local) {
+  const std::string size = std::to_string(n);
+  const bench::HypreRun* h =
+      hypre.best(poisson7 ? std::vector<std::string>{"7pt-" + size, "7pt-" + size + "-aggressive"}
+                          : std::vector<std::string>{"27pt-" + size});
+  if (h == nullptr) {
+    std::printf("  hypre: not run in this call at this size (--hypre FILE)\n");
+    return;
+  }
+  std::printf(
+      "  hypre best (%s, same call): setup %.2f s + solve %.2f s = %.2f s, %d it; "
+      "strata total / hypre total:",
+      h->name.c_str(), h->setup, h->solve, h->total(), h->iterations);
+  for (const auto& r : local)
+    std::printf(" %s %.2f", r.config.c_str(), (r.setup + r.solve) / h->total());
+  std::printf("\n");
+}
+
 void print_stages(const Result& r) {
   std::printf("    %s / %s setup stages:", r.problem.c_str(), r.config.c_str());
   for (const auto& [stage, s] : r.stages) std::printf(" %s %.4f", stage.c_str(), s);
@@ -230,10 +253,17 @@ Options parse(int argc, char** argv) {
       o.classical = false;
     else if (a == "--json")
       o.json = value();
-    else {
+    else if (a == "--hypre") {
+      try {
+        o.hypre = bench::HyprePeer::read(value());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        std::exit(2);
+      }
+    } else {
       std::fprintf(stderr,
                    "usage: %s [--case poisson7|diffusion27|scaling|aniso]... [--n7 N] [--n27 N] "
-                   "[--na N] [--repeat R] [--host] [--no-classical] [--json FILE]\n",
+                   "[--na N] [--repeat R] [--host] [--no-classical] [--json FILE] [--hypre FILE]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -254,8 +284,8 @@ int main(int argc, char** argv) {
     if (c == "poisson7" || c == "diffusion27") {
       const bool p7 = c == "poisson7";
       const size_type n = p7 ? o.n7 : o.n27;
-      const std::shared_ptr<const CsrMatrix<double>> A = share(
-          p7 ? gallery::poisson3d(exec, n, n, n) : gallery::diffusion3d_27pt(exec, n, n, n));
+      const std::shared_ptr<const CsrMatrix<double>> A =
+          share(p7 ? gallery::poisson3d(exec, n, n, n) : gallery::diffusion3d_27pt(exec, n, n, n));
       const std::string name = c + " " + std::to_string(n) + "^3";
       std::printf("\n%s: %lld rows, %lld nonzeros\n", name.c_str(), (long long)A->rows(),
                   (long long)A->nnz());
@@ -272,6 +302,7 @@ int main(int argc, char** argv) {
       }
       print_header();
       for (const auto& r : local) print_row(r);
+      print_hypre_ratios(o.hypre, p7, n, local);
       for (const auto& r : local) print_stages(r);
       results.insert(results.end(), local.begin(), local.end());
     } else if (c == "scaling") {
