@@ -9,6 +9,9 @@
 // The file holds one line per hypre case, as build-and-run.sh prints them:
 //   HYPRE 7pt-256              setup 0.28 s  solve 0.19 s  iterations 20
 // Other lines are ignored; a case whose times are missing (nan) did not run.
+// A case may appear several times (gpu-check runs the peer in three
+// processes): the best total counts, as the benchmarks report the best of
+// their own warm repeats.
 
 #include <cmath>
 #include <cstdio>
