@@ -4,8 +4,12 @@
 
 #include "strata/matrix/triangular.hpp"
 
+#include <atomic>
+#include <limits>
 #include <string>
+#include <type_traits>
 
+#include "core/triangular_internal.hpp"
 #include "kernels/matrix/triangular_kernels.hpp"
 #include "strata/core/primitives.hpp"
 
@@ -15,7 +19,16 @@ namespace {
 
 const char* triangle_name(Triangle t) { return t == Triangle::lower ? "lower" : "upper"; }
 
+std::atomic<detail::TriangularDeviceSchedule> device_schedule{
+    detail::TriangularDeviceSchedule::per_level};
+
 }  // namespace
+
+namespace detail {
+TriangularDeviceSchedule triangular_device_schedule(TriangularDeviceSchedule schedule) {
+  return device_schedule.exchange(schedule);
+}
+}  // namespace detail
 
 template <class T>
 TriangularSolver<T>::TriangularSolver(const CsrMatrix<T>& A, const TriangularSolveParams& params)
@@ -97,6 +110,25 @@ void TriangularSolver<T>::solve(const Vector<T>& b, Vector<T>& x) const {
           "TriangularSolver::solve: b and x must be separate vectors");
   if (params_.algorithm == TriangularAlgorithm::level_scheduled) {
     exec.visit([&](const auto& e) {
+      using E = std::decay_t<decltype(e)>;
+      if constexpr (std::is_same_v<E, CudaExec>) {
+        if (device_schedule.load() == detail::TriangularDeviceSchedule::sync_free) {
+          if (ready_.size() != rows_ || epoch_ == std::numeric_limits<std::int32_t>::max()) {
+            ready_ = Array<std::int32_t>(exec, rows_, 0);
+            epoch_ = 0;
+          }
+          ++epoch_;
+          const bool done = kernels::triangular::solve_sync_free(
+              e, rows_, order_.data(), ptr_.data(), col_.data(), val_.data(), inv_diag_.data(),
+              b.data(), x.data(), ready_.data(), epoch_);
+          if (!done) {
+            throw error("TriangularSolver: a row of the one-kernel device solve waited past "
+                        "its bound for a row it depends on; this is a bug in the sync-free "
+                        "schedule (the per-level schedule is the default)");
+          }
+          return;
+        }
+      }
       for (std::size_t l = 0; l + 1 < level_ptr_.size(); ++l) {
         kernels::triangular::solve_level(e, level_ptr_[l], level_ptr_[l + 1], order_.data(),
                                          ptr_.data(), col_.data(), val_.data(), inv_diag_.data(),

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/triangular_internal.hpp"
 #include "ilu_test_util.hpp"
 #include "strata/strata.hpp"
 #include "strata/matrix/triangular.hpp"
@@ -177,8 +178,12 @@ STRATA_INSTANTIATE_ON_EXECUTORS(Triangular);
 TEST(TriangularDevice, LevelsOrderAndSolutionsMatchTheHost) {
   STRATA_REQUIRE_DEVICE();
   const auto device = Executor::cuda();
+  using Schedule = detail::TriangularDeviceSchedule;
+  for (const Schedule schedule : {Schedule::per_level, Schedule::sync_free}) {
+  const Schedule before = detail::triangular_device_schedule(schedule);
   for (const char* name : {"random", "diffusion27"}) {
-    SCOPED_TRACE(name);
+    SCOPED_TRACE(std::string(name) +
+                 (schedule == Schedule::sync_free ? ", sync-free" : ", per level"));
     const auto A = std::string(name) == "random" ? test::random_matrix(5000, 7, 21)
                                                  : gallery::diffusion3d_27pt(Executor::host(), 20,
                                                                              20, 20);
@@ -202,8 +207,14 @@ TEST(TriangularDevice, LevelsOrderAndSolutionsMatchTheHost) {
         // The same sums in the same order: equal up to the device's fused
         // multiply-adds.
         for (size_type i = 0; i < A.rows(); ++i) ASSERT_NEAR(h[i], d[i], 1e-13 * size) << i;
+        // Again with the same solver: the sync-free schedule's next epoch.
+        xd.fill(0.0);
+        dev.solve(bd, xd);
+        EXPECT_EQ(xd.to_vector(), d);
       }
     }
+  }
+  detail::triangular_device_schedule(before);
   }
 }
 

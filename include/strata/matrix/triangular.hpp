@@ -25,6 +25,7 @@
 /// L with unit diagonal, U on and above the diagonal) serves both solves, as
 /// with cuSPARSE SpSV.
 
+#include <cstdint>
 #include <vector>
 
 #include "strata/matrix/csr.hpp"
@@ -94,6 +95,10 @@ class TriangularSolver {
   Array<index_type> order_;
   std::vector<offset_type> level_ptr_;
   mutable Array<T> scratch_;  // jacobi: the previous iterate
+  // The device's one-kernel schedule (src/core/triangular_internal.hpp):
+  // per-row flags, set to the current epoch when the row is solved.
+  mutable Array<std::int32_t> ready_;
+  mutable std::int32_t epoch_ = 0;
 };
 
 }  // namespace strata

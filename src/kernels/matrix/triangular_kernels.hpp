@@ -70,6 +70,18 @@ void solve_level(const Exec& exec, size_type begin, size_type end, const index_t
                  const offset_type* ptr, const index_type* col, const T* val, const T* inv_diag,
                  const T* b, T* x);
 
+/// The whole level-scheduled solve in one kernel on the device (see
+/// detail::TriangularDeviceSchedule::sync_free in core/triangular_internal.hpp):
+/// thread k takes row order[k] (blocks take their positions from an atomic
+/// ticket, so every earlier position is held by a running thread), waits
+/// until ready[j] == epoch for each column j of its row, then writes x[i]
+/// and sets ready[i] = epoch (release / acquire). Returns false when a wait
+/// ran past its bound (a bug, not bad input): the solve is then incomplete.
+template <class T>
+bool solve_sync_free(const CudaExec& exec, size_type rows, const index_type* order,
+                     const offset_type* ptr, const index_type* col, const T* val,
+                     const T* inv_diag, const T* b, T* x, int* ready, int epoch);
+
 /// One sweep of the iterative (Jacobi) triangular solve on the strict
 /// triangle N in natural order (Anzt, Chow, Dongarra 2015):
 ///   x_new[i] = inv_diag[i] (b[i] - sum_e val[e] x_old[col[e]]),

@@ -1,6 +1,8 @@
 // CUDA instantiation of the triangular-solve kernels, and the device's level
 // computation: a dependency-count topological pass (Kahn's algorithm).
 
+#include <cuda/atomic>
+
 #include "backend/cuda/base/parallel.cuh"
 #include "kernels/matrix/transpose_kernels.hpp"
 #include "kernels/matrix/triangular_kernels.ipp"
@@ -42,7 +44,63 @@ __global__ void advance_frontier(int count, index_type l, const index_type* fron
   }
 }
 
+/// Waits on a flag at most this many times (with a short sleep between):
+/// seconds, where the longest legitimate wait is the critical path of the
+/// solve (levels times a few microseconds).
+constexpr long long max_spins = 1ll << 24;
+
+template <class T>
+__global__ void __launch_bounds__(block)
+    sync_free_solve(size_type rows, const index_type* order, const offset_type* ptr,
+                    const index_type* col, const T* val, const T* inv_diag, const T* b, T* x,
+                    int* ready, int epoch, unsigned long long* ticket, int* failed) {
+  __shared__ unsigned long long base;
+  if (threadIdx.x == 0) base = atomicAdd(ticket, static_cast<unsigned long long>(blockDim.x));
+  __syncthreads();
+  const size_type k = static_cast<size_type>(base) + threadIdx.x;
+  if (k >= rows) return;
+  const index_type i = order[k];
+  T sum = b[i];
+  for (offset_type e = ptr[k]; e < ptr[k + 1]; ++e) {
+    const index_type j = col[e];
+    cuda::atomic_ref<int, cuda::thread_scope_device> flag(ready[j]);
+    long long spins = 0;
+    while (flag.load(cuda::memory_order_acquire) != epoch) {
+      if (++spins > max_spins) {
+        atomicExch(failed, 1);
+        return;  // row i stays unready: its dependents give up the same way
+      }
+      __nanosleep(64);
+    }
+    sum -= val[e] * x[j];
+  }
+  x[i] = inv_diag[k] * sum;
+  cuda::atomic_ref<int, cuda::thread_scope_device>(ready[i]).store(epoch,
+                                                                   cuda::memory_order_release);
+}
+
 }  // namespace
+
+template <class T>
+bool solve_sync_free(const CudaExec& exec, size_type rows, const index_type* order,
+                     const offset_type* ptr, const index_type* col, const T* val,
+                     const T* inv_diag, const T* b, T* x, int* ready, int epoch) {
+  if (rows == 0) return true;
+  cuda_detail::activate(exec);
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  // The ticket (8 bytes) and the failure flag, zeroed for this solve.
+  cuda_detail::ScratchBuffer state(exec, 2 * sizeof(unsigned long long));
+  STRATA_CUDA_CHECK(cudaMemsetAsync(state.data(), 0, state.bytes(), stream));
+  unsigned long long* ticket = state.as<unsigned long long>();
+  int* failed = reinterpret_cast<int*>(ticket + 1);
+  sync_free_solve<T><<<blocks_for(rows), block, 0, stream>>>(rows, order, ptr, col, val, inv_diag,
+                                                             b, x, ready, epoch, ticket, failed);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  int status = 0;
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(&status, failed, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return status == 0;
+}
 
 template <class T>
 size_type levels(const CudaExec& exec, size_type rows, size_type nnz, const offset_type* s_ptr,
@@ -91,6 +149,10 @@ size_type levels(const CudaExec& exec, size_type rows, size_type nnz, const offs
   }
   return l;
 }
+
+template bool solve_sync_free<double>(const CudaExec&, size_type, const index_type*,
+                                      const offset_type*, const index_type*, const double*,
+                                      const double*, const double*, double*, int*, int);
 
 }  // namespace strata::kernels::triangular
 
