@@ -163,6 +163,21 @@ TEST(IluPreconditionerDevice, HostAndDeviceTakeTheSameIterations) {
     const auto host = gmres_with(A, p), device = gmres_with(Ad, p);
     EXPECT_EQ(host.iterations, device.iterations) << smoother_name(p);
   }
+  // As the smoother of classical AMG (host and device build the same
+  // hierarchy): the same iterations again.
+  const auto amg_iterations = [](const CsrMatrix<double>& M) {
+    const auto shared_M = test::shared(M);
+    amg::HierarchyParams h;
+    h.smoother = IluParams{};
+    amg::Hierarchy<double> P(shared_M, amg::make_classical_coarsening<double>({}), h);
+    Vector<double> b(M.executor(), M.rows(), 1.0), x(M.executor(), M.rows(), 0.0);
+    const auto info =
+        solve(Gmres{params(1e-8, 200), 30}, CsrOperator<double>(shared_M), b, x, &P);
+    EXPECT_TRUE(info.converged());
+    return info.iterations;
+  };
+  const auto C = gallery::convdiff3d(Executor::host(), 20, 20, 20);
+  EXPECT_EQ(amg_iterations(C), amg_iterations(C.to(Executor::cuda())));
 }
 
 }  // namespace
