@@ -64,11 +64,15 @@ __global__ void __launch_bounds__(block)
   for (offset_type e = ptr[k]; e < ptr[k + 1]; ++e) {
     const index_type j = col[e];
     cuda::atomic_ref<int, cuda::thread_scope_device> flag(ready[j]);
+    cuda::atomic_ref<int, cuda::thread_scope_device> gave_up(*failed);
     long long spins = 0;
     while (flag.load(cuda::memory_order_acquire) != epoch) {
-      if (++spins > max_spins) {
-        atomicExch(failed, 1);
-        return;  // row i stays unready: its dependents give up the same way
+      // After one thread has given up, every waiting thread leaves at once
+      // (row i stays unready), so a failure ends the kernel in one bound,
+      // not one bound per level.
+      if (++spins > max_spins || gave_up.load(cuda::memory_order_relaxed) != 0) {
+        gave_up.store(1, cuda::memory_order_relaxed);
+        return;
       }
       __nanosleep(64);
     }
