@@ -95,7 +95,15 @@ std::vector<std::string> choose_defaults(config::SolverConfig& cfg, const Matrix
   }
   const bool kcycle = cfg.preconditioner.type == config::PreconditionerType::amg &&
                       amg.hierarchy.cycle == amg::CycleType::K;
-  if (free_method) {
+  // ILUT's factors are not symmetric even for symmetric A (ILU(0) and
+  // ILU(k) are: U = D L^T), so CG cannot use it.
+  const bool nonsymmetric_preconditioner =
+      cfg.preconditioner.type == config::PreconditionerType::ilut;
+  if (free_method && nonsymmetric_preconditioner && !kcycle) {
+    cfg.solver.type = MethodType::gmres;
+    why.push_back("solver gmres (the ILUT preconditioner is nonsymmetric; give --solver for "
+                  "another)");
+  } else if (free_method) {
     if (kcycle) {
       cfg.solver.type = f.symmetric ? MethodType::fcg : MethodType::fgmres;
       why.push_back(std::string(f.symmetric ? "solver fcg" : "solver fgmres") + " (" +

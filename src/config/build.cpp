@@ -85,9 +85,26 @@ KrylovMethod krylov_method(const SolverConfig& cfg) {
                          "; expected a MethodType");
 }
 
+namespace {
+
+/// The ILU settings with the factorization of the type chosen.
+IluParams ilu_params(const SolverConfig& cfg, IluParams::Factorization factorization) {
+  IluParams p = cfg.preconditioner.ilu;
+  p.factorization = factorization;
+  return p;
+}
+
+}  // namespace
+
 SmootherParams preconditioner_smoother(const SolverConfig& cfg) {
   const auto& p = cfg.preconditioner;
   switch (p.type) {
+    case PreconditionerType::ilu0:
+      return ilu_params(cfg, IluParams::Factorization::ilu0);
+    case PreconditionerType::iluk:
+      return ilu_params(cfg, IluParams::Factorization::iluk);
+    case PreconditionerType::ilut:
+      return ilu_params(cfg, IluParams::Factorization::ilut);
     case PreconditionerType::jacobi:
       return p.jacobi;
     case PreconditionerType::l1jacobi:
@@ -100,7 +117,7 @@ SmootherParams preconditioner_smoother(const SolverConfig& cfg) {
   }
   throw invalid_argument("config: preconditioner.type " +
                          format_value(find_parameter("preconditioner.type")->get(cfg)) +
-                         " is not a smoother; expected jacobi, l1jacobi or chebyshev");
+                         " is not a smoother; expected jacobi, l1jacobi, chebyshev, ilu0, iluk or ilut");
 }
 
 SmootherParams amg_smoother(const SolverConfig& cfg) {
@@ -119,6 +136,12 @@ SmootherParams amg_smoother(const SolverConfig& cfg) {
       return p.l1jacobi;
     case AmgSmootherType::chebyshev:
       return p.chebyshev;
+    case AmgSmootherType::ilu0:
+      return ilu_params(cfg, IluParams::Factorization::ilu0);
+    case AmgSmootherType::iluk:
+      return ilu_params(cfg, IluParams::Factorization::iluk);
+    case AmgSmootherType::ilut:
+      return ilu_params(cfg, IluParams::Factorization::ilut);
   }
   throw invalid_argument("config: preconditioner.amg.smoother holds " +
                          std::to_string(static_cast<int>(p.amg.smoother)) +
@@ -157,6 +180,9 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
     case PreconditionerType::jacobi:
     case PreconditionerType::l1jacobi:
     case PreconditionerType::chebyshev:
+    case PreconditionerType::ilu0:
+    case PreconditionerType::iluk:
+    case PreconditionerType::ilut:
       return make_smoother(A, preconditioner_smoother(cfg));
   }
   throw invalid_argument("config: preconditioner.type holds " +
@@ -182,6 +208,30 @@ std::string smoothers_in_use(const SolverConfig& cfg) {
          choice_of(cfg, "preconditioner.amg.coarsening") + " coarsening)";
   }
   return s;
+}
+
+/// Why an ILU setting (preconditioner.ilu.*) changes nothing, or "".
+std::string ilu_without_effect(const std::optional<SmootherParams>& running,
+                               std::string_view path, const std::string& in_use) {
+  const auto* p = running ? std::get_if<IluParams>(&*running) : nullptr;
+  if (p == nullptr) {
+    return "the ilu settings serve preconditioner.type or preconditioner.amg.smoother ilu0, iluk "
+           "or ilut; " + in_use;
+  }
+  using F = IluParams::Factorization;
+  if (path == "preconditioner.ilu.level_of_fill" && p->factorization != F::iluk) {
+    return "only ILU(k) has a level of fill; the ILU in use is " + smoother_name(*p);
+  }
+  if ((path == "preconditioner.ilu.drop_tolerance" ||
+       path == "preconditioner.ilu.max_fill_per_row") && p->factorization != F::ilut) {
+    return "only ILUT drops by size; the ILU in use is " + smoother_name(*p);
+  }
+  if (path == "preconditioner.ilu.triangular_sweeps" &&
+      p->triangular_solve != TriangularAlgorithm::jacobi) {
+    return "the triangular solves are level-scheduled (preconditioner.ilu.triangular_solve is "
+           "level_scheduled), not Jacobi sweeps";
+  }
+  return {};
 }
 
 }  // namespace
@@ -236,6 +286,8 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
     }
     return {};
   }
+
+  if (in("preconditioner.ilu")) return ilu_without_effect(running, path, smoothers_in_use(cfg));
 
   if (!in("preconditioner.amg")) return {};
   if (!amg) {

@@ -170,7 +170,10 @@ void declare_smoothers(std::vector<Parameter>& out) {
               {"jacobi", PreconditionerType::jacobi},
               {"l1jacobi", PreconditionerType::l1jacobi},
               {"chebyshev", PreconditionerType::chebyshev},
-              {"amg", PreconditionerType::amg}},
+              {"amg", PreconditionerType::amg},
+              {"ilu0", PreconditionerType::ilu0},
+              {"iluk", PreconditionerType::iluk},
+              {"ilut", PreconditionerType::ilut}},
              "Preconditioner", {.flags = {"--precond"}});
   // The (l1-)Jacobi weight keeps its old shared spellings: only one of the
   // two smoothers runs at a time.
@@ -201,6 +204,20 @@ void declare_smoothers(std::vector<Parameter>& out) {
                "Lanczos (Arnoldi: at most 10) steps of the estimate of rho(D^-1 A)");
   cheb.boolean("symmetric", &ChebyshevParams::symmetric,
                "Estimate rho by Lanczos (symmetric A); false: Arnoldi");
+  Block ilu(
+      out, "preconditioner.ilu", [](auto& c) -> auto& { return c.preconditioner.ilu; });
+  ilu.integer("level_of_fill", &IluParams::level_of_fill, at_least(0),
+              "ILU(k): largest level of fill kept");
+  ilu.number("drop_tolerance", &IluParams::drop_tolerance, at_least(0),
+             "ILUT: drop entries below this times the row's 2-norm");
+  ilu.integer("max_fill_per_row", &IluParams::max_fill_per_row, at_least(0),
+              "ILUT: entries kept in each row of L and of U besides the diagonal");
+  ilu.choice("triangular_solve", &IluParams::triangular_solve,
+             {{"level_scheduled", TriangularAlgorithm::level_scheduled},
+              {"jacobi", TriangularAlgorithm::jacobi}},
+             "ILU triangular solves: exact by level scheduling, or Jacobi sweeps");
+  ilu.integer("triangular_sweeps", &IluParams::triangular_sweeps, at_least(1),
+              "Jacobi sweeps per ILU triangular solve");
 }
 
 void declare_amg(std::vector<Parameter>& out) {
@@ -230,7 +247,10 @@ void declare_amg(std::vector<Parameter>& out) {
              {{"auto", AmgSmootherType::automatic},
               {"jacobi", AmgSmootherType::jacobi},
               {"l1jacobi", AmgSmootherType::l1jacobi},
-              {"chebyshev", AmgSmootherType::chebyshev}},
+              {"chebyshev", AmgSmootherType::chebyshev},
+              {"ilu0", AmgSmootherType::ilu0},
+              {"iluk", AmgSmootherType::iluk},
+              {"ilut", AmgSmootherType::ilut}},
              "Smoother with the preconditioner.<kind> settings (auto: l1jacobi for classical, "
              "Jacobi with omega = 4/(3 rho) for aggregation)",
              {.flags = {"--smoother"}});

@@ -493,6 +493,8 @@ std::map<std::string, Change> changes() {
   const std::pair<S, Value> jacobi{"preconditioner.type", S("jacobi")};
   const std::pair<S, Value> none{"preconditioner.type", S("none")};
   const std::pair<S, Value> chebyshev{"preconditioner.type", S("chebyshev")};
+  const std::pair<S, Value> ilu0{"preconditioner.type", S("ilu0")};
+  const std::pair<S, Value> gmres{"solver.type", S("gmres")};
   const std::pair<S, Value> aggregation{"preconditioner.amg.coarsening", S("aggregation")};
   const std::pair<S, Value> aggressive{"preconditioner.amg.classical.aggressive_levels", I(1)};
   const std::vector<std::pair<S, Value>> kcycle{{"solver.type", S("fcg")},
@@ -529,6 +531,13 @@ std::map<std::string, Change> changes() {
       {"preconditioner.chebyshev.upper_fraction", {{chebyshev}, 1.5}},
       {"preconditioner.chebyshev.estimation_steps", {{chebyshev}, I(3)}},
       {"preconditioner.chebyshev.symmetric", {{chebyshev}, false}},
+      {"preconditioner.ilu.level_of_fill", {{{"preconditioner.type", S("iluk")}}, I(2)}},
+      {"preconditioner.ilu.drop_tolerance", {{{"preconditioner.type", S("ilut")}, gmres}, 0.1}},
+      {"preconditioner.ilu.max_fill_per_row",
+       {{{"preconditioner.type", S("ilut")}, gmres}, I(1)}},
+      {"preconditioner.ilu.triangular_solve", {{ilu0}, S("jacobi")}},
+      {"preconditioner.ilu.triangular_sweeps",
+       {{ilu0, {"preconditioner.ilu.triangular_solve", S("jacobi")}}, I(1)}},
       {amg + "coarsening", {{}, S("aggregation")}},
       {amg + "cycle", {{}, S("W")}},
       {amg + "pre_sweeps", {{}, I(2)}},

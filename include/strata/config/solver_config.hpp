@@ -48,14 +48,14 @@ namespace strata::config {
 /// The Krylov method ("solver.type").
 enum class MethodType { cg, bicgstab, gmres, fgmres, fcg };
 /// The preconditioner ("preconditioner.type").
-enum class PreconditionerType { none, jacobi, l1jacobi, chebyshev, amg };
+enum class PreconditionerType { none, jacobi, l1jacobi, chebyshev, amg, ilu0, iluk, ilut };
 /// The AMG coarsening ("preconditioner.amg.coarsening").
 enum class CoarseningType { classical, aggregation };
 /// The smoother of every AMG level but the coarsest ("preconditioner.amg.smoother").
 /// automatic ("auto"): l1-Jacobi for classical coarsening (hypre's GPU
 /// default), damped Jacobi with omega = 4 / (3 rho(D^-1 A)) for aggregation
 /// (the aggregation paper's): see amg_smoother().
-enum class AmgSmootherType { automatic, jacobi, l1jacobi, chebyshev };
+enum class AmgSmootherType { automatic, jacobi, l1jacobi, chebyshev, ilu0, iluk, ilut };
 
 /// "solver": the Krylov method and its stopping test.
 struct KrylovSettings {
@@ -81,13 +81,15 @@ struct AmgSettings {
 };
 
 /// "preconditioner". The smoother structs serve both a stand-alone smoother
-/// preconditioner (type jacobi, l1jacobi, chebyshev) and the AMG smoother of
-/// the same kind.
+/// preconditioner (type jacobi, l1jacobi, chebyshev, ilu0, iluk, ilut) and
+/// the AMG smoother of the same kind. `ilu` serves the three ILU types; its
+/// factorization member is set from the type chosen.
 struct PreconditionerSettings {
   PreconditionerType type = PreconditionerType::amg;
   JacobiParams jacobi;
   L1JacobiParams l1jacobi;
   ChebyshevParams chebyshev;
+  IluParams ilu;
   AmgSettings amg;
 };
 
@@ -233,8 +235,8 @@ std::vector<std::string> fit_to_problem(SolverConfig& cfg, size_type rows, const
 /// The Krylov method with the settings' parameters.
 KrylovMethod krylov_method(const SolverConfig& cfg);
 
-/// The stand-alone smoother preconditioner (type jacobi, l1jacobi or
-/// chebyshev; invalid_argument otherwise).
+/// The stand-alone smoother preconditioner (type jacobi, l1jacobi,
+/// chebyshev, ilu0, iluk or ilut; invalid_argument otherwise).
 SmootherParams preconditioner_smoother(const SolverConfig& cfg);
 
 /// The AMG smoother: the chosen kind's settings; for "auto", the

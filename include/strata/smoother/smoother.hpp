@@ -14,6 +14,7 @@
 #include <string>
 #include <variant>
 
+#include "strata/smoother/ilu.hpp"
 #include "strata/solver/level_operator.hpp"
 
 namespace strata {
@@ -86,9 +87,9 @@ struct ChebyshevParams {
 };
 
 /// A choice of smoother.
-using SmootherParams = std::variant<JacobiParams, L1JacobiParams, ChebyshevParams>;
+using SmootherParams = std::variant<JacobiParams, L1JacobiParams, ChebyshevParams, IluParams>;
 
-/// "jacobi", "l1jacobi", "chebyshev".
+/// "jacobi", "l1jacobi", "chebyshev", "ilu0", "iluk", "ilut".
 std::string smoother_name(const SmootherParams& params);
 
 /// Builds the smoother for A (on A's executor), sharing ownership of A. The

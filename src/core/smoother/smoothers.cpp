@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/smoother/ilu_smoother.hpp"
 #include "core/solver/diagonal.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
@@ -182,6 +183,7 @@ std::string smoother_name(const SmootherParams& params) {
     std::string operator()(const JacobiParams&) const { return "jacobi"; }
     std::string operator()(const L1JacobiParams&) const { return "l1jacobi"; }
     std::string operator()(const ChebyshevParams&) const { return "chebyshev"; }
+    std::string operator()(const IluParams& p) const { return detail::ilu_name(p); }
   };
   return std::visit(Name{}, params);
 }
@@ -220,6 +222,9 @@ std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T
     }
     std::unique_ptr<Smoother<T>> operator()(const ChebyshevParams& p) const {
       return std::make_unique<ChebyshevSmoother<T>>(A, p, reduction);
+    }
+    std::unique_ptr<Smoother<T>> operator()(const IluParams& p) const {
+      return detail::make_ilu_smoother(A, p);
     }
   };
   return std::visit(Make{A, reduction}, params);
