@@ -25,12 +25,12 @@ int main() {
   double sum = 0;
   for (double v : b.values().host_view()) sum += v;
   if (sum != static_cast<double>(A->rows())) return 1;
-  std::vector<double> dots(2);
+  std::vector<double> dots(3);  // V^T b for V = (b, x), then b^T b
   std::vector<Vector<double>> basis;
   basis.push_back(b.clone());
   basis.push_back(x.clone());
   multi_dot<double>(basis, b, dots);
-  if (dots[0] != sum) return 1;
+  if (dots[0] != sum || dots[2] != sum) return 1;
 
   // SourceLocation: an error names the line that called the library.
   const int line = __LINE__ + 2;
