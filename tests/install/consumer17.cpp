@@ -6,6 +6,10 @@
 #include <strata/strata.hpp>
 #include <vector>
 
+// The point of the program: were Strata::strata to ask for C++20 again
+// (cxx_std_20), CMake would compile this as C++20 and prove nothing.
+static_assert(__cplusplus == 201703L, "consumer17 must be compiled as C++17");
+
 int main() {
   using namespace strata;
   const Executor exec = Executor::host();
