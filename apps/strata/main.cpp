@@ -69,7 +69,10 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     // CLI11's own statuses (106 missing positional, 109 unknown option, ...)
     // are one class here: the command line is wrong.
-    return report(e.what(), strata::app::exit_usage, json_asked || common.json);
+    const bool json = json_asked || common.json;
+    return report(json ? std::string(e.what())
+                       : std::string(e.what()) + "\nRun with --help for more information.",
+                  strata::app::exit_usage, json);
   } catch (const strata::app::usage_error& e) {
     return report(e.message(), strata::app::exit_usage, json_asked || common.json);
   } catch (const std::exception& e) {
