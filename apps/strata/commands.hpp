@@ -38,8 +38,8 @@ class usage_error : public invalid_argument {
 /// Options every subcommand shares.
 struct Common {
   bool json = false;
-  /// Progress lines while a solve's setup runs (a line per AMG level) and
-  /// every iteration's residual.
+  /// A line per AMG level as a solve's setup builds it, however short the
+  /// setup (without it, only setups over a second print them).
   bool verbose = false;
 };
 

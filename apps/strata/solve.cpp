@@ -550,8 +550,11 @@ std::string preset_help() {
       "`strata presets` prints each in full.";
   try {
     for (const auto& p : list_presets()) help += "\n  " + p.name + ": " + p.description;
-  } catch (const error& e) {
-    help += "\n  (" + e.message() + ")";
+  } catch (const std::exception& e) {
+    // The help of every subcommand is built at start: a missing folder must
+    // not stop `strata info`, and --preset then says what is wrong.
+    const auto* strata_error = dynamic_cast<const error*>(&e);
+    help += "\n  (" + (strata_error ? strata_error->message() : std::string(e.what())) + ")";
   }
   return help;
 }
