@@ -8,17 +8,15 @@
 /// library itself is built as C++20, so a signature that named std::span
 /// would mangle differently in the two (or not compile at all in C++17);
 /// Span is the same type in both. In C++20 it converts to and from
-/// std::span implicitly, so C++20 code may keep using std::span.
+/// std::span implicitly (std::span takes it as a contiguous range, and it
+/// takes std::span as a container), so C++20 code may keep using std::span.
 
 #include <cstddef>
 #include <type_traits>
 #include <utility>
 
-#if __cplusplus >= 202002L && __has_include(<span>)
-#include <span>
-#define STRATA_HAS_STD_SPAN 1
-#else
-#define STRATA_HAS_STD_SPAN 0
+#if __cplusplus >= 202002L
+#include <span>  // declares ranges::enable_borrowed_range, specialised below
 #endif
 
 namespace strata {
@@ -46,12 +44,6 @@ class Span {
                 std::is_convertible_v<decltype(std::declval<C&>().size()), std::size_t>>>
   constexpr Span(C&& container) noexcept  // NOLINT: implicit on purpose
       : data_(container.data()), size_(static_cast<std::size_t>(container.size())) {}
-#if STRATA_HAS_STD_SPAN
-  template <class U, std::size_t E, class = std::enable_if_t<std::is_convertible_v<U*, T*>>>
-  constexpr Span(std::span<U, E> s) noexcept  // NOLINT: implicit on purpose
-      : data_(s.data()), size_(s.size()) {}
-  constexpr operator std::span<T>() const noexcept { return {data_, size_}; }  // NOLINT
-#endif
 
   constexpr T* data() const noexcept { return data_; }
   constexpr std::size_t size() const noexcept { return size_; }
@@ -74,3 +66,11 @@ class Span {
 };
 
 }  // namespace strata
+
+#if __cplusplus >= 202002L
+// A Span does not own what it views, so std::span may be made from a
+// temporary one (`std::span<double> s = a.host_view();`), as from a
+// temporary std::span.
+template <class T>
+inline constexpr bool std::ranges::enable_borrowed_range<strata::Span<T>> = true;
+#endif
