@@ -88,7 +88,7 @@ void run_gen(const GenOptions& o, const Common& c) {
   if (std::find(names.begin(), names.end(), o.problem) == names.end()) {
     std::string list;
     for (const auto& s : names) list += (list.empty() ? "" : ", ") + s;
-    throw invalid_argument("gen: unknown problem '" + o.problem + "'; expected one of " + list);
+    throw usage_error("gen: unknown problem '" + o.problem + "'; expected one of " + list);
   }
   auto p = load_problem(o.problem, o.n, Executor::host());
   const std::string path =
@@ -152,11 +152,14 @@ Timing time_per_call(const Executor& exec, int samples, F&& f) {
 }
 
 void run_spmv(const SpmvOptions& o, const Common& c) {
-  require(o.samples >= 1, "spmv: --samples must be >= 1, got " + std::to_string(o.samples));
-  require(o.format == "csr" || o.format == "bsr",
-          "spmv: --format must be csr or bsr, got '" + o.format + "'");
+  const auto usage = [](bool ok, const std::string& message) {
+    if (!ok) throw usage_error(message);
+  };
+  usage(o.samples >= 1, "spmv: --samples must be >= 1, got " + std::to_string(o.samples));
+  usage(o.format == "csr" || o.format == "bsr",
+        "spmv: --format must be csr or bsr, got '" + o.format + "'");
   const bool bsr = o.format == "bsr";
-  require(!bsr || o.block >= 1, "spmv: --block must be >= 1, got " + std::to_string(o.block));
+  usage(!bsr || o.block >= 1, "spmv: --block must be >= 1, got " + std::to_string(o.block));
   const Executor exec = pick_executor(o.host, o.device);
   auto p = load_problem(o.problem, o.n, exec);
   const auto& A = p.A;

@@ -49,7 +49,13 @@ json read_json_file(const std::string& path) {
   if (!in) throw io_error("config: cannot open '" + path + "'");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return config::detail::parse_json_limited(buffer.str(), "config: '" + path + "'");
+  // Malformed JSON is a file error (exit 1), as a malformed MatrixMarket
+  // file is; the settings it holds are judged later.
+  try {
+    return config::detail::parse_json_limited(buffer.str(), "config: '" + path + "'");
+  } catch (const invalid_argument& e) {
+    throw io_error(e.message());
+  }
 }
 
 }  // namespace strata::app

@@ -18,9 +18,9 @@ JsonSetter boolean(bool& target, const std::string& path);
 JsonSetter text(std::string& target, const std::string& path);
 
 /// Parses FILE as JSON (ordered_json, the library's type: nothing converts
-/// between the two recursively); errors name the file and, for syntax
-/// errors, the byte. Objects and arrays nested deeper than the library's
-/// limit are refused before a document is built.
+/// between the two recursively); errors (io_error) name the file and, for
+/// syntax errors, the byte. Objects and arrays nested deeper than the
+/// library's limit are refused before a document is built.
 nlohmann::ordered_json read_json_file(const std::string& path);
 
 }  // namespace strata::app

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include "commands.hpp"
+
 namespace strata::app {
 
 size_type default_size(const std::string& name) {
@@ -22,7 +24,7 @@ Problem load_problem(const std::string& spec, std::optional<long long> n, const 
   if (is_gallery) {
     p.source = "gallery";
     if (n && *n < 1) {
-      throw invalid_argument("--n " + std::to_string(*n) +
+      throw usage_error("--n " + std::to_string(*n) +
                              ": expected an integer >= 1 (the size of "
                              "gallery problem '" +
                              spec + "')");
@@ -35,11 +37,11 @@ Problem load_problem(const std::string& spec, std::optional<long long> n, const 
     if (!looks_like_file) {
       std::string list;
       for (const auto& s : names) list += (list.empty() ? "" : ", ") + s;
-      throw invalid_argument("'" + spec + "' is neither a gallery problem (" + list +
+      throw usage_error("'" + spec + "' is neither a gallery problem (" + list +
                              ") nor a MatrixMarket file");
     }
     if (n) {
-      throw invalid_argument("--n " + std::to_string(*n) + " sizes a gallery problem, but '" +
+      throw usage_error("--n " + std::to_string(*n) + " sizes a gallery problem, but '" +
                              spec +
                              "' is a MatrixMarket file, whose size is its own; leave --n out");
     }
@@ -53,7 +55,7 @@ Problem load_problem(const std::string& spec, std::optional<long long> n, const 
 }
 
 Executor pick_executor(bool host, bool device) {
-  if (host && device) throw invalid_argument("--host and --device exclude each other");
+  if (host && device) throw usage_error("--host and --device exclude each other");
   if (host) return Executor::host();
   if (device) return Executor::cuda();  // throws not_compiled / cuda_error with the reason
   return cuda_available() ? Executor::cuda() : Executor::host();

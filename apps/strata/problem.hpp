@@ -29,12 +29,12 @@ size_type default_size(const std::string& name);
 /// Files are read on the host and then moved, explicitly, to `exec`.
 /// `n` is --n when given: it must be >= 1, and a file takes none (its size
 /// is its own); without it a gallery problem gets `default_n`, or
-/// default_size() when that is 0.
+/// default_size() when that is 0. A bad `spec` or `n` is a usage_error.
 Problem load_problem(const std::string& spec, std::optional<long long> n, const Executor& exec,
                      size_type default_n = 0);
 
 /// The executor picked by --host / --device (default: device when one is
-/// usable, else host). Throws invalid_argument when both flags are given and
+/// usable, else host). Throws usage_error when both flags are given and
 /// not_compiled / cuda_error when --device cannot be honoured.
 Executor pick_executor(bool host, bool device);
 

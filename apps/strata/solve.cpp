@@ -7,9 +7,12 @@
 // made from config::parameters(), so this file names no parameter of its
 // own but the problem, the backend and the output.
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,6 +22,7 @@
 #include "commands.hpp"
 #include "config.hpp"
 #include "defaults.hpp"
+#include "presets.hpp"
 #include "problem.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/config/solver_config.hpp"
@@ -31,11 +35,16 @@ using json = nlohmann::ordered_json;
 
 /// What the front end decides; everything else is in SolverConfig.
 struct SolveOptions {
+  std::string preset;
   std::string config;
   std::string problem = "poisson3d";
   /// --n (or "n" in --config) when given.
   std::optional<long long> n;
   std::string rhs;
+  /// --x0: the initial guess (default zero).
+  std::string x0;
+  /// -o/--output: where the solution goes (MatrixMarket array).
+  std::string output;
   /// --null-space: "constant" or a MatrixMarket vector to project out of b
   /// and x (a singular system such as a pure Neumann problem).
   std::string null_space;
@@ -58,9 +67,80 @@ double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+/// A vector file given for `flag` (--rhs, --x0, --null-space), on `exec`,
+/// with A's number of rows.
+Vector<double> read_vector(const std::string& flag, const std::string& path, size_type rows,
+                           const Executor& exec) {
+  Vector<double> v = io::read_matrix_market_vector(path).to(exec);
+  if (v.size() != rows) {
+    throw dimension_mismatch(flag + " " + path + " has " + std::to_string(v.size()) +
+                             " entries but A has " + std::to_string(rows) +
+                             " rows; expected one entry per row");
+  }
+  return v;
+}
+
+/// -o/--output is checked before anything is solved: a solve of minutes
+/// should not end in "cannot write". The file itself is written (and an
+/// old one replaced) only once there is a solution.
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file(path);
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    throw io_error("--output '" + path + "' is a folder; expected a file name");
+  }
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw io_error("--output '" + path + "': the folder '" + folder.string() +
+                   "' does not exist");
+  }
+  if (::access(folder.c_str(), W_OK) != 0 ||
+      (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0)) {
+    throw io_error("--output '" + path + "': no permission to write there");
+  }
+}
+
+/// The setup's progress lines, one per AMG level as the hierarchy reports
+/// it (HierarchyParams::on_level). Short setups stay quiet: the lines are
+/// held until the setup has run for `quiet_seconds`, then printed with the
+/// rest as they come; --verbose prints every one at once.
+std::function<void(const amg::LevelBuilt&)> level_printer(bool verbose) {
+  constexpr double quiet_seconds = 1.0;
+  auto held = std::make_shared<std::vector<std::string>>();
+  auto printing = std::make_shared<bool>(verbose);
+  return [held, printing](const amg::LevelBuilt& l) {
+    char line[200];
+    if (l.coarse_rows > 0) {
+      std::snprintf(line, sizeof line,
+                    "  setup: level %d, %lld rows, %lld nonzeros -> %lld rows (%.3f s; %.3f s "
+                    "since setup began)",
+                    l.level, (long long)l.rows, (long long)l.nnz, (long long)l.coarse_rows,
+                    l.seconds, l.elapsed_seconds);
+    } else {
+      std::snprintf(line, sizeof line,
+                    "  setup: level %d, %lld rows, %lld nonzeros, the coarsest (%.3f s; %.3f s "
+                    "since setup began)",
+                    l.level, (long long)l.rows, (long long)l.nnz, l.seconds, l.elapsed_seconds);
+    }
+    if (!*printing && l.elapsed_seconds >= quiet_seconds) {
+      *printing = true;
+      for (const auto& h : *held) std::printf("%s\n", h.c_str());
+      held->clear();
+    }
+    if (*printing) {
+      std::printf("%s\n", line);
+      std::fflush(stdout);
+    } else {
+      held->emplace_back(line);
+    }
+  };
+}
+
 /// 0 converged, 3 not converged (1 is kept for errors).
 int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) {
   const Executor exec = pick_executor(o.host, o.device);
+  if (!o.output.empty()) check_writable(o.output);
   // Sized for the target: 64^3 on the host, 128^3 on a GPU.
   auto p = load_problem(o.problem, o.n, exec,
                         o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64) : 0);
@@ -74,15 +154,10 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   for (const auto& change : config::fit_to_problem(cfg, A.rows(), exec)) {
     std::fprintf(stderr, "strata: note: %s\n", change.c_str());
   }
-  Vector<double> b(exec, A.rows(), 1.0);
-  if (!o.rhs.empty()) {
-    b = io::read_matrix_market_vector(o.rhs).to(exec);
-    if (b.size() != A.rows()) {
-      throw dimension_mismatch("--rhs " + o.rhs + " has " + std::to_string(b.size()) +
-                               " entries but A has " + std::to_string(A.rows()) + " rows");
-    }
-  }
-  Vector<double> x(exec, A.rows(), 0.0);
+  Vector<double> b = o.rhs.empty() ? Vector<double>(exec, A.rows(), 1.0)
+                                    : read_vector("--rhs", o.rhs, A.rows(), exec);
+  Vector<double> x = o.x0.empty() ? Vector<double>(exec, A.rows(), 0.0)
+                                  : read_vector("--x0", o.x0, A.rows(), exec);
   // A given null space v: b loses its component along v (the solvable part
   // of A x = b), and so does x after the solve (the solution orthogonal to v).
   std::optional<Vector<double>> null_vector;
@@ -90,12 +165,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   if (!o.null_space.empty()) {
     null_vector = o.null_space == "constant"
                       ? Vector<double>(exec, A.rows(), 1.0)
-                      : Vector<double>(io::read_matrix_market_vector(o.null_space).to(exec));
-    if (null_vector->size() != A.rows()) {
-      throw dimension_mismatch("--null-space " + o.null_space + " has " +
-                               std::to_string(null_vector->size()) + " entries but A has " +
-                               std::to_string(A.rows()) + " rows");
-    }
+                      : read_vector("--null-space", o.null_space, A.rows(), exec);
     const double vv = dot(*null_vector, *null_vector);
     require(vv > 0, "--null-space " + o.null_space + ": the vector is zero");
     const double b_norm_before = norm2(b);
@@ -122,7 +192,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
     std::string all;
     for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
-    throw invalid_argument("solve: " + all);
+    throw usage_error("solve: " + all);
   }
   // Symmetry decides Lanczos versus Arnoldi for Chebyshev's estimate. The
   // setting preconditioner.chebyshev.symmetric = false always asks for
@@ -134,17 +204,25 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
 
   const bool amg = cfg.preconditioner.type == config::PreconditionerType::amg;
   if (o.resetup && amg && !cfg.preconditioner.amg.hierarchy.keep_resetup_data) {
-    throw invalid_argument(
+    throw usage_error(
         "--resetup needs the data that --drop-resetup-data (preconditioner.amg."
         "keep_resetup_data = false) frees; give one");
   }
   const std::string solver_name = choice_of(cfg, "solver.type");
   if (amg && cfg.preconditioner.amg.hierarchy.cycle == amg::CycleType::K &&
       (solver_name == "cg" || solver_name == "bicgstab")) {
-    throw invalid_argument(
+    throw usage_error(
         "--cycle K makes the preconditioner change from one application to "
         "the next; use --solver fcg or fgmres (not " +
         solver_name + ")");
+  }
+  const bool verbose = !c.json && o.print_every >= 0;
+  if (verbose) {
+    std::printf("strata solve: %s%s, %lld rows, %lld nonzeros, on %s\n", p.name.c_str(),
+                p.source == "gallery" ? (" n=" + std::to_string(p.n)).c_str() : "",
+                (long long)A.rows(), (long long)A.nnz(), exec.name().c_str());
+    std::fflush(stdout);
+    if (amg) cfg.preconditioner.amg.hierarchy.on_level = level_printer(c.verbose);
   }
   const auto setup_start = std::chrono::steady_clock::now();
   auto M = config::make_preconditioner(cfg, shared_A);
@@ -153,7 +231,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   auto* hierarchy = dynamic_cast<amg::Hierarchy<double>*>(M.get());
   double resetup_seconds = -1;
   if (o.resetup) {
-    if (!hierarchy) throw invalid_argument("--resetup needs --precond amg");
+    if (!hierarchy) throw usage_error("--resetup needs --precond amg");
     const auto start = std::chrono::steady_clock::now();
     hierarchy->resetup();  // same values: times the value-only path
     exec.synchronize();
@@ -161,14 +239,16 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   }
 
   auto method = config::krylov_method(cfg);
-  const bool verbose = !c.json && o.print_every >= 0;
   if (verbose) {
     std::visit(
         [&](auto& m) {
           m.params.monitor = [&](int it, double r) {
             const bool show =
                 o.print_every > 0 ? it % o.print_every == 0 : (it <= 10 || it % 10 == 0);
-            if (show) std::printf("  iteration %5d   residual %.3e\n", it, r);
+            if (show) {
+              std::printf("  iteration %5d   residual %.3e\n", it, r);
+              std::fflush(stdout);
+            }
           };
         },
         method);
@@ -176,15 +256,14 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   const double tol = cfg.solver.params.relative_tolerance;
   const std::string precond_desc = M ? M->describe() : "none";
   if (verbose) {
-    std::printf("strata solve: %s%s, %lld rows, %lld nonzeros, on %s\n", p.name.c_str(),
-                p.source == "gallery" ? (" n=" + std::to_string(p.n)).c_str() : "",
-                (long long)A.rows(), (long long)A.nnz(), exec.name().c_str());
     std::printf(
         "  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
         method_name(method).c_str(), precond_desc.c_str(), tol,
         cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
         o.rhs.empty() ? "ones" : o.rhs.c_str());
+    if (!o.x0.empty()) std::printf("  initial guess %s\n", o.x0.c_str());
     for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
+    std::fflush(stdout);
   }
 
   CsrOperator<double> op(shared_A);
@@ -200,6 +279,10 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   const double b_norm = norm2(b);
   const double true_relative = b_norm > 0 ? norm2(r) / b_norm : norm2(r);
   const double per_iteration = info.iterations > 0 ? solve_seconds / info.iterations : 0.0;
+
+  // Written whatever the status: a solve that stopped at --maxit can go on
+  // from it with --x0 (the exit status says it did not converge).
+  if (!o.output.empty()) io::write_matrix_market(o.output, x.to(Executor::host()));
 
   std::optional<amg::HierarchySummary> summary;
   if (hierarchy) summary = hierarchy->summary();
@@ -228,6 +311,8 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
               {"constant_null_space", facts.constant_null_space},
               {"null_space", o.null_space},
               {"null_space_part_of_b", removed_from_b},
+              {"x0", o.x0},
+              {"output", o.output},
               {"load_seconds", p.load_seconds},
               {"setup_seconds", setup_seconds},
               {"solve_seconds", solve_seconds},
@@ -269,6 +354,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
                   setup_seconds / std::max(resetup_seconds, 1e-12));
     }
     if (summary) std::printf("%s", amg::format_summary(*summary).c_str());
+    if (!o.output.empty()) std::printf("  solution written to %s\n", o.output.c_str());
   }
   return info.converged() ? 0 : 3;
 }
@@ -360,17 +446,23 @@ bool holds_path(const json& j, const std::string& path) {
   }
 }
 
-/// Reads `--config FILE.json`: the program's own keys (problem, n, rhs,
-/// device) unless given as flags, the rest through config_from_json.
-config::SolverConfig read_config_file(SolveOptions& o, const CLI::App& cmd) {
-  json j = read_json_file(o.config);
+/// Takes the program's own keys (problem, n, rhs, x0, null_space, device)
+/// out of a settings document (`source`: "config: 'FILE'" or "preset
+/// 'NAME'") unless a flag gave them, records the library settings it holds
+/// as given, and returns what is left for config_from_json. "description"
+/// (what a preset is for) is dropped, so a preset copied and edited is a
+/// --config file.
+json take_program_keys(json j, SolveOptions& o, const CLI::App& cmd, const std::string& source) {
   if (!j.is_object()) {
-    throw invalid_argument("config: '" + o.config + "' must hold an object, got " +
-                           std::string(j.type_name()));
+    throw io_error(source + " must hold a JSON object, got " + std::string(j.type_name()));
   }
   const auto take = [&](const char* key, const char* flag, auto set) {
     if (!j.contains(key)) return;
-    if (cmd.count(flag) == 0) set(j[key]);
+    try {
+      if (cmd.count(flag) == 0) set(j[key]);
+    } catch (const invalid_argument& e) {
+      throw usage_error(source + ": " + e.message());
+    }
     j.erase(key);
   };
   take("problem", "problem", text(o.problem, "problem"));
@@ -380,37 +472,58 @@ config::SolverConfig read_config_file(SolveOptions& o, const CLI::App& cmd) {
     o.n = n;
   });
   take("rhs", "--rhs", text(o.rhs, "rhs"));
+  take("x0", "--x0", text(o.x0, "x0"));
   take("null_space", "--null-space", text(o.null_space, "null_space"));
   take("device", "--device", boolean(o.device, "device"));
+  j.erase("description");
   for (const auto& p : config::parameters()) {
     bool held = holds_path(j, p.path);
     for (const auto& alias : p.json_aliases) held = held || holds_path(j, alias);
     if (held) o.given.insert(p.path);
   }
-  return config::config_from_json(j.dump());
+  return j;
 }
 
-/// The settings: defaults, then --config, then the flags in the order given.
+/// The settings, each layer over the one before: the library's defaults,
+/// --preset, --config, then the flags in the order given (the last wins).
+/// A file that cannot be read or parsed is an io_error (exit 1); a setting
+/// that is unknown, mistyped or out of range, wherever it was written, is a
+/// usage_error (exit 2).
 config::SolverConfig effective_settings(SolveOptions& o, const CLI::App& cmd,
                                         const std::vector<SettingFlag>& flags) {
+  json settings = json::object();
+  if (!o.preset.empty()) {
+    settings = take_program_keys(load_preset(o.preset), o, cmd, "preset '" + o.preset + "'");
+  }
+  if (!o.config.empty()) {
+    // merge_patch: the file's keys replace the preset's, object by object.
+    settings.merge_patch(
+        take_program_keys(read_json_file(o.config), o, cmd, "config: '" + o.config + "'"));
+  }
   config::SolverConfig cfg;
-  if (!o.config.empty()) cfg = read_config_file(o, cmd);
-  for (const CLI::Option* given : cmd.parse_order()) {
-    for (const auto& f : flags) {
-      if (f.option != given) continue;
-      for (const auto* p : f.targets) {
-        o.given.insert(p->path);
-        switch (f.kind) {
-          case SettingFlag::Kind::value:
-            config::set_parameter_from_text(cfg, *p, f.text, f.name);
-            break;
-          case SettingFlag::Kind::set_true:
-          case SettingFlag::Kind::set_false:
-            config::set_parameter(cfg, *p, f.kind == SettingFlag::Kind::set_true, f.name);
-            break;
+  try {
+    if (!settings.empty()) cfg = config::config_from_json(settings.dump());
+    for (const CLI::Option* given : cmd.parse_order()) {
+      for (const auto& f : flags) {
+        if (f.option != given) continue;
+        for (const auto* p : f.targets) {
+          o.given.insert(p->path);
+          switch (f.kind) {
+            case SettingFlag::Kind::value:
+              config::set_parameter_from_text(cfg, *p, f.text, f.name);
+              break;
+            case SettingFlag::Kind::set_true:
+            case SettingFlag::Kind::set_false:
+              config::set_parameter(cfg, *p, f.kind == SettingFlag::Kind::set_true, f.name);
+              break;
+          }
         }
       }
     }
+  } catch (const usage_error&) {
+    throw;
+  } catch (const invalid_argument& e) {
+    throw usage_error(e.message());
   }
   return cfg;
 }
@@ -421,6 +534,7 @@ void print_config(const SolveOptions& o, const config::SolverConfig& cfg) {
   json j = {{"problem", o.problem}};
   if (o.n) j["n"] = *o.n;  // absent: the problem's default size
   j["rhs"] = o.rhs;
+  j["x0"] = o.x0;
   j["null_space"] = o.null_space;
   j["device"] = o.device;
   const json settings = json::parse(config::config_to_json(cfg));
@@ -428,7 +542,46 @@ void print_config(const SolveOptions& o, const config::SolverConfig& cfg) {
   std::printf("%s\n", j.dump(2).c_str());
 }
 
+/// --preset's help: the presets and what each is for, read from their files
+/// (a preset added to the folder appears here without a rebuild).
+std::string preset_help() {
+  std::string help =
+      "Start from a named preset of settings (--config and flags win over it); "
+      "`strata presets` prints each in full.";
+  try {
+    for (const auto& p : list_presets()) help += "\n  " + p.name + ": " + p.description;
+  } catch (const std::exception& e) {
+    // The help of every subcommand is built at start: a missing folder must
+    // not stop `strata info`, and --preset then says what is wrong.
+    const auto* strata_error = dynamic_cast<const error*>(&e);
+    help += "\n  (" + (strata_error ? strata_error->message() : std::string(e.what())) + ")";
+  }
+  return help;
+}
+
 }  // namespace
+
+void add_presets(CLI::App& app, Common& common) {
+  auto* cmd = app.add_subcommand("presets", "List the presets of `strata solve --preset NAME`: "
+                                            "what each is for, and its file");
+  cmd->add_flag("--json", common.json, "Print one JSON object");
+  cmd->callback([&common] {
+    const auto presets = list_presets();
+    if (common.json) {
+      json list = json::array();
+      for (const auto& p : presets) {
+        list.push_back({{"name", p.name}, {"description", p.description}, {"path", p.path},
+                        {"settings", load_preset(p.name)}});
+      }
+      std::printf("%s\n", json{{"command", "presets"}, {"presets", list}}.dump(2).c_str());
+      return;
+    }
+    std::printf("Presets of strata solve --preset NAME (in %s):\n", preset_folder().c_str());
+    for (const auto& p : presets) {
+      std::printf("\n%s\n  %s\n", p.name.c_str(), p.description.c_str());
+    }
+  });
+}
 
 void add_solve(CLI::App& app, Common& common, int& exit_code) {
   auto o = std::make_shared<SolveOptions>();
@@ -439,12 +592,20 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--n", o->n, "Size for a gallery problem (default: 64^3 host, 128^3 device)");
   cmd->add_option("--rhs", o->rhs, "Right-hand side as MatrixMarket (default: all ones)");
+  cmd->add_option("--x0", o->x0,
+                  "Initial guess as MatrixMarket, one entry per row of A (default: zero); "
+                  "a solution written by -o continues from where it stopped");
+  cmd->add_option("-o,--output", o->output,
+                  "Write the solution x to this file (MatrixMarket array, 17 significant "
+                  "digits: read back, it is the same x bit for bit); written also when the "
+                  "solve did not converge (exit 3)");
   cmd->add_option("--null-space", o->null_space,
                   "Project this null space out of b and x: 'constant' (a pure Neumann "
                   "problem) or a MatrixMarket vector");
+  cmd->add_option("--preset", o->preset, preset_help());
   cmd->add_option("--config", o->config,
-                  "JSON file with any of the settings below (flags given here win); unknown "
-                  "keys are errors");
+                  "JSON file with any of the settings below; it wins over --preset, and flags "
+                  "given here win over both. Unknown keys are errors");
   cmd->add_flag("--print-config", o->print_config,
                 "Print the settings in effect as JSON that --config reads back, and exit");
   cmd->add_flag("--host", o->host, "Run on the host (OpenMP)");
@@ -452,7 +613,11 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
   cmd->add_option("--print-every", o->print_every,
                   "Progress every K iterations (0: the first 10, then every 10th; -1: none)")
       ->capture_default_str();
-  cmd->add_flag("--json", common.json, "Print one JSON object");
+  cmd->add_flag("--json", common.json,
+                "Print one JSON object (an error too: {\"error\": ...} on stdout)");
+  cmd->add_flag("--verbose", common.verbose,
+                "Print a line per AMG level as setup builds it (without it, only when the "
+                "setup takes more than a second)");
   cmd->add_flag("--resetup", o->resetup, "With AMG: also time a value-only resetup");
   // Plain options with help headings, not option groups: the flags of
   // every heading then share one parse order, and the last given wins.

@@ -5,7 +5,7 @@
 namespace strata {
 
 namespace {
-std::string with_location(const std::string& message, const std::source_location& where) {
+std::string with_location(const std::string& message, const SourceLocation& where) {
   std::string file = where.file_name();
   // Keep the path from the repository root on, which is what a reader needs.
   for (const char* root : {"/src/", "/include/", "/apps/", "/tests/"}) {
@@ -19,7 +19,7 @@ std::string with_location(const std::string& message, const std::source_location
 }
 }  // namespace
 
-error::error(const std::string& message, std::source_location where)
+error::error(const std::string& message, SourceLocation where)
     : std::runtime_error(with_location(message, where)), message_(message), where_(where) {}
 
 }  // namespace strata

@@ -178,7 +178,7 @@ int cuda_device_count() noexcept {
 }
 
 void check_location(const Executor& expected, const Executor& actual, const char* what,
-                    const char* reference, std::source_location where) {
+                    const char* reference, SourceLocation where) {
   if (!(expected == actual)) {
     throw location_mismatch(std::string(what) + " lives on " + actual.name() + " but " +
                                 reference + " is on " + expected.name() +

@@ -34,7 +34,7 @@ void require_entries(const char* op, const char* name, std::size_t actual, std::
 /// Checks every V_j against w (executor, size, not w itself); returns their
 /// data pointers for the kernel.
 template <class T>
-std::vector<const T*> basis_pointers(const char* op, std::span<const Vector<T>> V,
+std::vector<const T*> basis_pointers(const char* op, Span<const Vector<T>> V,
                                      const Vector<T>& w) {
   std::vector<const T*> pointers(V.size());
   for (std::size_t j = 0; j < V.size(); ++j) {
@@ -57,7 +57,7 @@ std::vector<const T*> basis_pointers(const char* op, std::span<const Vector<T>> 
 }  // namespace
 
 template <class T>
-void multi_dot(std::span<const Vector<T>> V, const Vector<T>& w, std::span<T> out) {
+void multi_dot(Span<const Vector<T>> V, const Vector<T>& w, Span<T> out) {
   require_entries("multi_dot", "out", out.size(), V.size() + 1, "k + 1: V^T w, then w^T w");
   const auto p = basis_pointers("multi_dot", V, w);
   w.executor().visit([&](const auto& e) {
@@ -67,7 +67,7 @@ void multi_dot(std::span<const Vector<T>> V, const Vector<T>& w, std::span<T> ou
 }
 
 template <class T>
-void multi_axpy(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w) {
+void multi_axpy(Span<const T> h, Span<const Vector<T>> V, Vector<T>& w) {
   require_entries("multi_axpy", "h", h.size(), V.size(), "one per vector of V");
   const auto p = basis_pointers("multi_axpy", V, w);
   w.executor().visit([&](const auto& e) {
@@ -77,8 +77,8 @@ void multi_axpy(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w
 }
 
 template <class T>
-void multi_axpy_dot(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w,
-                    std::span<T> out) {
+void multi_axpy_dot(Span<const T> h, Span<const Vector<T>> V, Vector<T>& w,
+                    Span<T> out) {
   require_entries("multi_axpy_dot", "h", h.size(), V.size(), "one per vector of V");
   require_entries("multi_axpy_dot", "out", out.size(), V.size() + 1,
                   "k + 1: V^T w, then w^T w");
@@ -189,10 +189,10 @@ std::pair<T, T> dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z)
   template T axpy_norm2_squared<T>(T, const Vector<T>&, Vector<T>&);                  \
   template T pointwise_multiply_dot<T>(const Vector<T>&, const Vector<T>&, Vector<T>&); \
   template std::pair<T, T> dot2<T>(const Vector<T>&, const Vector<T>&, const Vector<T>&); \
-  template void multi_dot<T>(std::span<const Vector<T>>, const Vector<T>&, std::span<T>);  \
-  template void multi_axpy<T>(std::span<const T>, std::span<const Vector<T>>, Vector<T>&); \
-  template void multi_axpy_dot<T>(std::span<const T>, std::span<const Vector<T>>,          \
-                                  Vector<T>&, std::span<T>);
+  template void multi_dot<T>(Span<const Vector<T>>, const Vector<T>&, Span<T>);  \
+  template void multi_axpy<T>(Span<const T>, Span<const Vector<T>>, Vector<T>&); \
+  template void multi_axpy_dot<T>(Span<const T>, Span<const Vector<T>>,          \
+                                  Vector<T>&, Span<T>);
 STRATA_VECTOR_OPS(float)
 STRATA_VECTOR_OPS(double)
 

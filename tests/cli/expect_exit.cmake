@@ -1,5 +1,5 @@
 # Runs `strata ARGS` and checks its exit status and what it printed (stdout
-# and stderr together):
+# and stderr together: all of stdout, then all of stderr):
 #   cmake -DSTRATA=... "-DARGS=solve ..." -DEXIT=3 "-DEXPECT=regex" ["-DREJECT=regex"]
 #         -P expect_exit.cmake
 separate_arguments(args UNIX_COMMAND "${ARGS}")

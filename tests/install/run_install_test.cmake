@@ -15,6 +15,20 @@ if(EXISTS ${WORK_DIR}/prefix/bin/strata)
   if(rc)
     message(FATAL_ERROR "the installed strata program did not run (${rc}): ${out}${err}")
   endif()
+  # Its presets are installed beside it and found from its own location.
+  execute_process(COMMAND ${WORK_DIR}/prefix/bin/strata presets
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${out}" "(in ${WORK_DIR}/prefix/share/strata/presets):" folder_at)
+  string(FIND "${out}" "poisson-gpu" preset_at)
+  if(rc OR folder_at EQUAL -1 OR preset_at EQUAL -1)
+    message(FATAL_ERROR "the installed strata did not list its presets (${rc}): ${out}${err}")
+  endif()
+  execute_process(COMMAND ${WORK_DIR}/prefix/bin/strata solve poisson2d --n 8 --host
+                          --preset poisson-gpu
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "the installed strata did not solve with a preset (${rc}): ${out}${err}")
+  endif()
 endif()
 # Test hooks, the cuSPARSE reference and environment switches are internal
 # (src/core/*_internal.hpp, src/core/cusparse_reference.hpp): none installed.

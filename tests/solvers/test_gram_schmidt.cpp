@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "strata/core/span.hpp"
 #include "strata/strata.hpp"
 #include "test_util.hpp"
 
@@ -138,7 +138,7 @@ TEST_P(GramSchmidtKernels, ProjectingTwiceAnnihilatesTheComponentsInAnOrthonorma
   Vector<double> w(Array<double>(exec(), w0));
   std::vector<double> h1(k + 1), h2(k + 1);
   multi_dot<double>(V, w, h1);
-  multi_axpy_dot<double>(std::span<const double>(h1.data(), k), V, w, h2);
+  multi_axpy_dot<double>(strata::Span<const double>(h1.data(), k), V, w, h2);
   const auto got = w.to_vector();
   double tail = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -204,7 +204,7 @@ TEST_P(GramSchmidtKernels, BadArgumentsAreNamed) {
   }
   b.V[1] = Vector<double>(exec(), 10, 0.0);
   h.resize(3);
-  EXPECT_THROW(multi_axpy_dot<double>(h, std::span<const Vector<double>>(b.V), b.V[2], out),
+  EXPECT_THROW(multi_axpy_dot<double>(h, strata::Span<const Vector<double>>(b.V), b.V[2], out),
                invalid_argument);  // w aliases V[2]
   if (!exec().is_host()) {
     Vector<double> on_host(Executor::host(), 10, 1.0);

@@ -347,7 +347,7 @@ TEST(LevelKindsHost, AKindDefinedOutsideTheLibraryRunsThroughTheHierarchy) {
 /// Counts every combination of partial sums (one process: the sums stay).
 class CountingReduction final : public Reduction<double> {
  public:
-  void combine(std::span<double> partial_sums) const override {
+  void combine(strata::Span<double> partial_sums) const override {
     ++calls;
     values += partial_sums.size();
   }

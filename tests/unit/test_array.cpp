@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "strata/core/array.hpp"
@@ -43,6 +44,32 @@ TEST(Array, ConstructFillAndCopy) {
   Array<double> moved = std::move(c);
   EXPECT_EQ(moved.size(), 3);
   EXPECT_EQ(c.size(), 0);  // NOLINT(bugprone-use-after-move): moved-from is empty
+}
+
+// Span stands in for std::span in the public headers (C++17 consumers):
+// C++20 code passes std::span in and takes it out, const added or not.
+TEST(Span, ConvertsToAndFromStdSpan) {
+  Array<double> a(Executor::host(), 4, 1.5);
+  const Span<double> view = a.host_view();
+  const std::span<double> mutable_std = view;
+  const std::span<const double> const_std = view;
+  const Span<const double> back = const_std;
+  const Span<const double> from_std(mutable_std);
+  EXPECT_EQ(mutable_std.data(), a.data());
+  EXPECT_EQ(const_std.size(), 4u);
+  EXPECT_EQ(back.data(), a.data());
+  EXPECT_EQ(from_std.size(), 4u);
+  mutable_std[3] = 2.5;
+  EXPECT_EQ(back.back(), 2.5);
+  EXPECT_EQ(view.subspan(1, 2).size(), 2u);
+  EXPECT_EQ(view.subspan(1).size(), 3u);
+  const std::span<double> from_temporary = a.host_view();
+  EXPECT_EQ(from_temporary.size(), 4u);
+  std::vector<double> v = {1, 2, 3};
+  const Span<const double> of_vector = v;
+  double sum = 0;
+  for (double x : of_vector) sum += x;
+  EXPECT_EQ(sum, 6.0);
 }
 
 TEST(Array, CopyChecksSizes) {

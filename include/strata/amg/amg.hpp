@@ -26,6 +26,7 @@
 ///     matrices and kernels (CSR, BSR, SpGEMM, transpose), host or CUDA
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -122,6 +123,21 @@ enum class CycleType { V, W, F, K };
 /// "V", "W", "F", "K".
 const char* to_string(CycleType type) noexcept;
 
+/// What setup reports as each level is finished (HierarchyParams::on_level).
+struct LevelBuilt {
+  /// 0 = finest.
+  int level = 0;
+  size_type rows = 0;
+  size_type nnz = 0;
+  /// Rows of the next, coarser level; 0 when this is the coarsest level
+  /// (whose report comes after its coarse solver is built).
+  size_type coarse_rows = 0;
+  /// Seconds this level took (as LevelSummary::setup_seconds).
+  double seconds = 0;
+  /// Seconds since setup began.
+  double elapsed_seconds = 0;
+};
+
 /// Parameters of the hierarchy and its cycle.
 struct HierarchyParams {
   int max_levels = 25;
@@ -159,6 +175,13 @@ struct HierarchyParams {
   /// AMG on 7-point 256^3: several GB; see bench/NOTES.md). false frees them
   /// once setup is done, and resetup() then throws invalid_argument.
   bool keep_resetup_data = true;
+  /// Called on the setting-up thread once per level as setup finishes it,
+  /// finest first, then once for the coarsest level: a long setup can
+  /// report progress while it runs (`strata solve` prints a line per level)
+  /// without timing code of its own. The level's device work is finished
+  /// when it is called; the call itself is all it costs. Empty: nothing is
+  /// called. An exception it throws ends the setup and propagates.
+  std::function<void(const LevelBuilt&)> on_level;
 };
 
 /// "cg", "gmres".

@@ -4,13 +4,13 @@
 
 #include <cstring>
 #include <initializer_list>
-#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "strata/core/executor.hpp"
+#include "strata/core/span.hpp"
 #include "strata/core/types.hpp"
 
 namespace strata {
@@ -51,16 +51,16 @@ class Array {
   }
 
   /// Elements copied from host memory to `exec`.
-  Array(Executor exec, std::span<const T> host_values)
+  Array(Executor exec, Span<const T> host_values)
       : Array(std::move(exec), static_cast<size_type>(host_values.size())) {
     if (size_ > 0) copy_bytes(data_, exec_, host_values.data(), Executor::host(), bytes());
   }
 
   Array(Executor exec, std::initializer_list<T> host_values)
-      : Array(std::move(exec), std::span<const T>(host_values.begin(), host_values.size())) {}
+      : Array(std::move(exec), Span<const T>(host_values.begin(), host_values.size())) {}
 
   Array(Executor exec, const std::vector<T>& host_values)
-      : Array(std::move(exec), std::span<const T>(host_values)) {}
+      : Array(std::move(exec), Span<const T>(host_values)) {}
 
   Array(const Array&) = delete;
   Array& operator=(const Array&) = delete;
@@ -95,17 +95,17 @@ class Array {
 
   /// The elements as a span usable on `exec`; throws location_mismatch when
   /// the array lives elsewhere. Never copies.
-  std::span<T> view(const Executor& exec) {
+  Span<T> view(const Executor& exec) {
     check_location(exec, exec_, "array", "the requested view");
     return {data_, static_cast<std::size_t>(size_)};
   }
-  std::span<const T> view(const Executor& exec) const {
+  Span<const T> view(const Executor& exec) const {
     check_location(exec, exec_, "array", "the requested view");
     return {data_, static_cast<std::size_t>(size_)};
   }
   /// view(Executor::host()).
-  std::span<T> host_view() { return view(Executor::host()); }
-  std::span<const T> host_view() const { return view(Executor::host()); }
+  Span<T> host_view() { return view(Executor::host()); }
+  Span<const T> host_view() const { return view(Executor::host()); }
 
   /// A copy of this array on `target` (which may be the same executor).
   Array to(const Executor& target) const {

@@ -8,9 +8,10 @@
 /// host checks and turns into one of these.
 
 #include <cstddef>
-#include <source_location>
 #include <stdexcept>
 #include <string>
+
+#include "strata/core/source_location.hpp"
 
 namespace strata {
 
@@ -22,21 +23,21 @@ namespace strata {
 class error : public std::runtime_error {
  public:
   explicit error(const std::string& message,
-                 std::source_location where = std::source_location::current());
+                 SourceLocation where = SourceLocation::current());
   /// The message without the source location.
   const std::string& message() const noexcept { return message_; }
-  const std::source_location& where() const noexcept { return where_; }
+  const SourceLocation& where() const noexcept { return where_; }
 
  private:
   std::string message_;
-  std::source_location where_;
+  SourceLocation where_;
 };
 
 /// An argument had a value outside what the function accepts.
 class invalid_argument : public error {
  public:
   explicit invalid_argument(const std::string& message,
-                            std::source_location where = std::source_location::current())
+                            SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -44,7 +45,7 @@ class invalid_argument : public error {
 class dimension_mismatch : public error {
  public:
   explicit dimension_mismatch(const std::string& message,
-                              std::source_location where = std::source_location::current())
+                              SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -53,7 +54,7 @@ class dimension_mismatch : public error {
 class location_mismatch : public error {
  public:
   explicit location_mismatch(const std::string& message,
-                             std::source_location where = std::source_location::current())
+                             SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -61,7 +62,7 @@ class location_mismatch : public error {
 class not_compiled : public error {
  public:
   explicit not_compiled(const std::string& message,
-                        std::source_location where = std::source_location::current())
+                        SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -69,7 +70,7 @@ class not_compiled : public error {
 class not_implemented : public error {
  public:
   explicit not_implemented(const std::string& message,
-                           std::source_location where = std::source_location::current())
+                           SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -78,7 +79,7 @@ class not_implemented : public error {
 class io_error : public error {
  public:
   explicit io_error(const std::string& message,
-                    std::source_location where = std::source_location::current())
+                    SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -86,7 +87,7 @@ class io_error : public error {
 class cuda_error : public error {
  public:
   explicit cuda_error(const std::string& message,
-                      std::source_location where = std::source_location::current())
+                      SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -94,7 +95,7 @@ class cuda_error : public error {
 class cusparse_error : public error {
  public:
   explicit cusparse_error(const std::string& message,
-                          std::source_location where = std::source_location::current())
+                          SourceLocation where = SourceLocation::current())
       : error(message, where) {}
 };
 
@@ -102,7 +103,7 @@ class cusparse_error : public error {
 class out_of_memory : public error {
  public:
   out_of_memory(const std::string& message, std::size_t requested_bytes,
-                std::source_location where = std::source_location::current())
+                SourceLocation where = SourceLocation::current())
       : error(message, where), requested_bytes_(requested_bytes) {}
   std::size_t requested_bytes() const noexcept { return requested_bytes_; }
 
@@ -112,7 +113,7 @@ class out_of_memory : public error {
 
 /// Throws invalid_argument with `message` unless `condition` holds.
 inline void require(bool condition, const std::string& message,
-                    std::source_location where = std::source_location::current()) {
+                    SourceLocation where = SourceLocation::current()) {
   if (!condition) throw invalid_argument(message, where);
 }
 

@@ -11,12 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <source_location>
 #include <string>
 #include <variant>
 
 #include "strata/config.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/source_location.hpp"
 
 namespace strata {
 
@@ -157,6 +157,6 @@ int cuda_device_count() noexcept;
 /// operand ("x", "y"), `reference` names where `expected` came from ("A").
 void check_location(const Executor& expected, const Executor& actual, const char* what,
                     const char* reference,
-                    std::source_location where = std::source_location::current());
+                    SourceLocation where = SourceLocation::current());
 
 }  // namespace strata

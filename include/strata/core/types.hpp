@@ -22,7 +22,7 @@ using index_type = std::int32_t;
 
 /// Converts a count to index_type, throwing invalid_argument when it does not fit.
 inline index_type checked_index(size_type value, const char* what,
-                                std::source_location where = std::source_location::current()) {
+                                SourceLocation where = SourceLocation::current()) {
   if (value < 0 || value > std::numeric_limits<index_type>::max()) {
     throw invalid_argument(std::string(what) + " = " + std::to_string(value) +
                                " does not fit a 32-bit column index (at most " +

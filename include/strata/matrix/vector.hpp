@@ -7,10 +7,10 @@
 /// bit. The fused operations exist because each saves a full pass over
 /// memory in the solvers' inner loops.
 
-#include <span>
 #include <utility>
 
 #include "strata/core/array.hpp"
+#include "strata/core/span.hpp"
 
 namespace strata {
 
@@ -93,15 +93,15 @@ std::pair<T, T> dot2(const Vector<T>& x, const Vector<T>& y, const Vector<T>& z)
 
 /// out[j] = V_j^T w for j < k, and out[k] = w^T w; out has k + 1 entries.
 template <class T>
-void multi_dot(std::span<const Vector<T>> V, const Vector<T>& w, std::span<T> out);
+void multi_dot(Span<const Vector<T>> V, const Vector<T>& w, Span<T> out);
 /// w -= sum_j h_j V_j; h has k entries.
 template <class T>
-void multi_axpy(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w);
+void multi_axpy(Span<const T> h, Span<const Vector<T>> V, Vector<T>& w);
 /// Fused: w -= sum_j h_j V_j, then out[j] = V_j^T w and out[k] = w^T w of the
 /// new w (h has k entries, out k + 1): one Gram-Schmidt correction and the
 /// projections of its result in one pass. w must not be one of the V_j.
 template <class T>
-void multi_axpy_dot(std::span<const T> h, std::span<const Vector<T>> V, Vector<T>& w,
-                    std::span<T> out);
+void multi_axpy_dot(Span<const T> h, Span<const Vector<T>> V, Vector<T>& w,
+                    Span<T> out);
 
 }  // namespace strata

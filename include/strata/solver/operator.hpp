@@ -8,9 +8,9 @@
 
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 
+#include "strata/core/span.hpp"
 #include "strata/matrix/vector.hpp"
 #include "strata/solver/reduction.hpp"
 

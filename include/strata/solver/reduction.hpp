@@ -12,9 +12,9 @@
 /// one object, not the algorithms.
 
 #include <cmath>
-#include <span>
 #include <utility>
 
+#include "strata/core/span.hpp"
 #include "strata/matrix/vector.hpp"
 
 namespace strata {
@@ -27,17 +27,17 @@ class Reduction {
 
   /// Replaces each local partial sum by the global one, in place. The one
   /// function an MPI implementation overrides.
-  virtual void combine(std::span<T> partial_sums) const { (void)partial_sums; }
+  virtual void combine(Span<T> partial_sums) const { (void)partial_sums; }
 
   /// The global value of one local partial sum.
   T global(T local) const {
-    combine(std::span<T>(&local, 1));
+    combine(Span<T>(&local, 1));
     return local;
   }
   /// The global values of two local partial sums, in one combination.
   std::pair<T, T> global(std::pair<T, T> local) const {
     T pair[2] = {local.first, local.second};
-    combine(std::span<T>(pair, 2));
+    combine(Span<T>(pair, 2));
     return {pair[0], pair[1]};
   }
   /// x^T y over all processes.

@@ -176,6 +176,17 @@ struct Hierarchy<T>::Impl {
     }
   }
 
+  void report_level(int l, size_type coarse_rows, Clock::time_point setup_start) const {
+    if (!params.on_level) return;
+    const Level& level = levels[static_cast<std::size_t>(l)];
+    params.on_level({.level = l,
+                     .rows = level.A->rows(),
+                     .nnz = level.A->nnz(),
+                     .coarse_rows = coarse_rows,
+                     .seconds = level.setup_seconds,
+                     .elapsed_seconds = seconds_since(setup_start)});
+  }
+
   void setup(std::shared_ptr<const LevelOperator<T>> A0) {
     const LevelOperator<T>& A = *A0;
     const auto start = Clock::now();
@@ -211,6 +222,7 @@ struct Hierarchy<T>::Impl {
       fine.setup_seconds = seconds_since(level_start);
       Level next;
       next.A = fine.galerkin->result();
+      report_level(l, next.A->rows(), start);
       levels.push_back(std::move(next));
     }
     if (!params.keep_resetup_data) coarsening->release_refresh_data();
@@ -219,6 +231,7 @@ struct Hierarchy<T>::Impl {
     build_coarse_solver();
     A.executor().synchronize();
     levels.back().setup_seconds += seconds_since(coarsest_start);
+    report_level(last(), 0, start);
     const std::size_t bytes_after = A.executor().memory_stats().in_use;
     setup_bytes = bytes_after > bytes_before ? bytes_after - bytes_before : 0;
     setup_seconds = seconds_since(start);

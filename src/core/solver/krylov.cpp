@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <tuple>
 #include <cmath>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "kernels/solver/solver_kernels.hpp"
+#include "strata/core/span.hpp"
 #include "strata/solver/level_operator.hpp"
 
 namespace strata {
@@ -59,7 +59,7 @@ class Progress {
   T norm(const Vector<T>& x) const { return reduction_.norm2(x); }
   T combine(T v) const { return reduction_.global(v); }
   /// Replaces local partial sums by the global ones, in place.
-  void combine(std::span<T> v) const { reduction_.combine(v); }
+  void combine(Span<T> v) const { reduction_.combine(v); }
   std::pair<T, T> combine(std::pair<T, T> v) const { return reduction_.global(v); }
 
   /// Starts with ||b|| and ||r0|| (a true residual); returns true when r0
@@ -501,9 +501,9 @@ SolveInfo run_gmres(Progress<T>& pr, int restart, bool flexible,
       // The new direction is built in place in V[j + 1].
       Vector<T>& v = V[j + 1];
       A.apply(*direction, v);
-      const std::span<const Vector<T>> basis(V.data(), static_cast<std::size_t>(j + 1));
-      const auto sums = [&](std::vector<T>& s) { return std::span<T>(s.data(), j + 2); };
-      const auto coeffs = [&](std::vector<T>& s) { return std::span<const T>(s.data(), j + 1); };
+      const Span<const Vector<T>> basis(V.data(), static_cast<std::size_t>(j + 1));
+      const auto sums = [&](std::vector<T>& s) { return Span<T>(s.data(), j + 2); };
+      const auto coeffs = [&](std::vector<T>& s) { return Span<const T>(s.data(), j + 1); };
       multi_dot(basis, v, sums(h1));  // classical Gram-Schmidt, twice
       pr.combine(sums(h1));
       multi_axpy_dot(coeffs(h1), basis, v, sums(h2));
@@ -551,12 +551,12 @@ SolveInfo run_gmres(Progress<T>& pr, int restart, bool flexible,
     }
     // multi_axpy subtracts, so it takes -y.
     for (int i = 0; i < k; ++i) coefficients[i] = T(-y[i]);
-    const std::span<const T> minus_y(coefficients.data(), static_cast<std::size_t>(k));
+    const Span<const T> minus_y(coefficients.data(), static_cast<std::size_t>(k));
     if (flexible && M) {
-      multi_axpy(minus_y, std::span<const Vector<T>>(Z.data(), k), x);
+      multi_axpy(minus_y, Span<const Vector<T>>(Z.data(), k), x);
     } else {
       w.fill(T{0});
-      multi_axpy(minus_y, std::span<const Vector<T>>(V.data(), k), w);
+      multi_axpy(minus_y, Span<const Vector<T>>(V.data(), k), w);
       if (M) {
         M->apply(w, z);
         axpy(T{1}, z, x);

@@ -149,7 +149,7 @@ double project(const Executor& exec, const Reduction<T>& reduction, size_type n,
   exec.visit([&](const auto& e) {
     kernels::solver::block_dot(e, n, size, basis.data(), w.data(), h.data());
   });
-  reduction.combine(std::span<T>(h.data(), static_cast<std::size_t>(size) + 1));
+  reduction.combine(Span<T>(h.data(), static_cast<std::size_t>(size) + 1));
   const T local = exec.visit([&](const auto& e) {
     return kernels::solver::block_update_norm2(e, n, size, basis.data(), h.data(), w.data());
   });

@@ -5,18 +5,18 @@
 
 #include <cuda_runtime.h>
 
-#include <source_location>
 #include <string>
 
 #include "strata/core/error.hpp"
+#include "strata/core/source_location.hpp"
 
 namespace strata::cuda_detail {
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call,
-                                   std::source_location where);
+                                   strata::SourceLocation where);
 
 inline void check(cudaError_t status, const char* call,
-                  std::source_location where = std::source_location::current()) {
+                  strata::SourceLocation where = strata::SourceLocation::current()) {
   if (status != cudaSuccess) throw_cuda_error(status, call, where);
 }
 

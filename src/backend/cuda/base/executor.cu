@@ -13,7 +13,7 @@
 
 namespace strata::cuda_detail {
 
-void throw_cuda_error(cudaError_t status, const char* call, std::source_location where) {
+void throw_cuda_error(cudaError_t status, const char* call, strata::SourceLocation where) {
   std::string message = std::string("CUDA call ") + call + " failed: " +
                         cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
   if (status == cudaErrorMemoryAllocation) {
