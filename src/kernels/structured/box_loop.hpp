@@ -1,0 +1,82 @@
+#pragma once
+// The box loop: hypre's BoxLoop (the hypre paper, section 3.1, figure 2)
+// as one lambda-based primitive instead of a family of macros.
+//
+// A loop runs over `extent` = (n0, n1, n2) points. Each array taking part
+// has its own BoxLayout (hypre's data box, start and stride folded into one
+// affine map), so arrays with different data boxes (a ghosted vector, a
+// ghostless coefficient array, a coarse vector read at every other point)
+// are indexed together: the body gets the point and one index per layout.
+//
+// It is written once on top of parallel_for over the flattened point
+// number t = i0 + n0 (i1 + n1 i2), so it runs where parallel_for runs: on
+// the host, OpenMP's static schedule gives each thread a run of consecutive
+// points (hypre's CPU partitioning, figure 3a); on the device consecutive
+// threads take consecutive i0 and read adjacent memory (hypre's cell-wise
+// interleaved GPU partitioning, figure 3b).
+
+#include <cstdint>
+
+#include "kernels/base/hd.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::kernels::structured {
+
+/// Number of points per direction of a loop.
+struct Extent {
+  size_type n[3];
+  STRATA_HD size_type volume() const { return n[0] * n[1] * n[2]; }
+};
+
+/// index(i0, i1, i2) = base + i0 s[0] + i1 s[1] + i2 s[2]: where the loop's
+/// point (i0, i1, i2) is in one array. Strides may be negative or larger
+/// than one row (every other point of a fine array).
+struct BoxLayout {
+  size_type base;
+  size_type s[3];
+  STRATA_HD size_type operator()(size_type i0, size_type i1, size_type i2) const {
+    return base + i0 * s[0] + i1 * s[1] + i2 * s[2];
+  }
+};
+
+/// The layout of an array stored lexicographically over a data box with
+/// `dims` cells per direction (x fastest), for a loop starting at cell
+/// `start` of that data box and advancing `step` cells per loop step.
+STRATA_HD inline BoxLayout layout_of(const size_type dims[3], const size_type start[3],
+                                     const size_type step[3]) {
+  const size_type sx = 1, sy = dims[0], sz = dims[0] * dims[1];
+  return {start[0] * sx + start[1] * sy + start[2] * sz, {step[0] * sx, step[1] * sy, step[2] * sz}};
+}
+
+/// f(i0, i1, i2, layouts(i0, i1, i2)...) for every point of `extent`, in
+/// parallel on `exec`. f must not depend on the order of the points.
+template <class Exec, class F, class... Layouts>
+void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
+  const size_type n0 = extent.n[0], n01 = extent.n[0] * extent.n[1];
+  parallel_for(exec, extent.volume(), [=] STRATA_HD(size_type t) {
+    const size_type i2 = t / n01;
+    const size_type rest = t - i2 * n01;
+    const size_type i1 = rest / n0;
+    const size_type i0 = rest - i1 * n0;
+    f(i0, i1, i2, layouts(i0, i1, i2)...);
+  });
+}
+
+/// op-reduction of f(i0, i1, i2, layouts(...)...) over `extent`, in the
+/// fixed order of transform_reduce.
+template <class Exec, class T, class F, class Op, class... Layouts>
+T box_reduce(const Exec& exec, const Extent& extent, T identity, F f, Op op, Layouts... layouts) {
+  const size_type n0 = extent.n[0], n01 = extent.n[0] * extent.n[1];
+  return transform_reduce(
+      exec, extent.volume(), identity,
+      [=] STRATA_HD(size_type t) -> T {
+        const size_type i2 = t / n01;
+        const size_type rest = t - i2 * n01;
+        const size_type i1 = rest / n0;
+        const size_type i0 = rest - i1 * n0;
+        return f(i0, i1, i2, layouts(i0, i1, i2)...);
+      },
+      op);
+}
+
+}  // namespace strata::kernels::structured
