@@ -15,9 +15,11 @@
 // threads take consecutive i0 and read adjacent memory (hypre's cell-wise
 // interleaved GPU partitioning, figure 3b).
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/base/hd.hpp"
+#include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
 
 namespace strata::kernels::structured {
@@ -50,16 +52,42 @@ STRATA_HD inline BoxLayout layout_of(const size_type dims[3], const size_type st
 
 /// f(i0, i1, i2, layouts(i0, i1, i2)...) for every point of `extent`, in
 /// parallel on `exec`. f must not depend on the order of the points.
+///
+/// The partitioning follows the paper's figure 3. On the device, one thread
+/// per point, consecutive threads on consecutive i0 (coalesced). On the
+/// host, each task is a run of consecutive i0 within one row: the inner
+/// loop has no index division and streams through memory. Rows are split
+/// into pieces only when there are too few of them for parallel_for to go
+/// parallel (it runs at most host_serial_limit iterations on the calling
+/// thread: backend/host/base/parallel.hpp).
 template <class Exec, class F, class... Layouts>
 void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
   const size_type n0 = extent.n[0], n01 = extent.n[0] * extent.n[1];
-  parallel_for(exec, extent.volume(), [=] STRATA_HD(size_type t) {
-    const size_type i2 = t / n01;
-    const size_type rest = t - i2 * n01;
-    const size_type i1 = rest / n0;
-    const size_type i0 = rest - i1 * n0;
-    f(i0, i1, i2, layouts(i0, i1, i2)...);
-  });
+  if (extent.volume() <= 0) return;
+  if constexpr (Exec::location() == Location::host) {
+    constexpr size_type host_serial_limit = 8192;
+    const size_type rows = extent.n[1] * extent.n[2];
+    size_type pieces = 1;
+    if (rows <= host_serial_limit && extent.volume() > host_serial_limit) {
+      pieces = std::min<size_type>(n0, host_serial_limit / rows + 1);
+    }
+    const size_type length = (n0 + pieces - 1) / pieces;
+    const size_type n1 = extent.n[1];
+    parallel_for(exec, rows * pieces, [=](size_type task) {
+      const size_type row = task / pieces, piece = task - row * pieces;
+      const size_type i2 = row / n1, i1 = row - i2 * n1;
+      const size_type end = std::min(n0, (piece + 1) * length);
+      for (size_type i0 = piece * length; i0 < end; ++i0) f(i0, i1, i2, layouts(i0, i1, i2)...);
+    });
+  } else {
+    parallel_for(exec, extent.volume(), [=] STRATA_HD(size_type t) {
+      const size_type i2 = t / n01;
+      const size_type rest = t - i2 * n01;
+      const size_type i1 = rest / n0;
+      const size_type i0 = rest - i1 * n0;
+      f(i0, i1, i2, layouts(i0, i1, i2)...);
+    });
+  }
 }
 
 /// op-reduction of f(i0, i1, i2, layouts(...)...) over `extent`, in the
