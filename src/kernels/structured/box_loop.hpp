@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/base/hd.hpp"
 #include "strata/core/executor.hpp"
@@ -50,6 +52,20 @@ STRATA_HD inline BoxLayout layout_of(const size_type dims[3], const size_type st
   return {start[0] * sx + start[1] * sy + start[2] * sz, {step[0] * sx, step[1] * sy, step[2] * sz}};
 }
 
+namespace detail {
+/// The layouts of one loop as an array: nvcc's extended lambdas cannot
+/// capture the elements of a parameter pack, but can capture this.
+template <std::size_t N>
+struct LayoutList {
+  BoxLayout l[N > 0 ? N : 1];
+};
+template <class F, std::size_t N, std::size_t... I>
+STRATA_HD auto call_at(const F& f, size_type i0, size_type i1, size_type i2,
+                       const LayoutList<N>& list, std::index_sequence<I...>) {
+  return f(i0, i1, i2, list.l[I](i0, i1, i2)...);
+}
+}  // namespace detail
+
 /// f(i0, i1, i2, layouts(i0, i1, i2)...) for every point of `extent`, in
 /// parallel on `exec`. f must not depend on the order of the points.
 ///
@@ -62,6 +78,10 @@ STRATA_HD inline BoxLayout layout_of(const size_type dims[3], const size_type st
 /// thread: backend/host/base/parallel.hpp).
 template <class Exec, class F, class... Layouts>
 void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
+  static_assert((std::is_same_v<Layouts, BoxLayout> && ...), "box_loop takes BoxLayouts");
+  constexpr std::size_t N = sizeof...(Layouts);
+  const detail::LayoutList<N> list{{layouts...}};
+  using Seq = std::make_index_sequence<N>;
   const size_type n0 = extent.n[0], n01 = extent.n[0] * extent.n[1];
   if (extent.volume() <= 0) return;
   if constexpr (Exec::location() == Location::host) {
@@ -77,7 +97,7 @@ void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
       const size_type row = task / pieces, piece = task - row * pieces;
       const size_type i2 = row / n1, i1 = row - i2 * n1;
       const size_type end = std::min(n0, (piece + 1) * length);
-      for (size_type i0 = piece * length; i0 < end; ++i0) f(i0, i1, i2, layouts(i0, i1, i2)...);
+      for (size_type i0 = piece * length; i0 < end; ++i0) detail::call_at(f, i0, i1, i2, list, Seq{});
     });
   } else {
     parallel_for(exec, extent.volume(), [=] STRATA_HD(size_type t) {
@@ -85,7 +105,7 @@ void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
       const size_type rest = t - i2 * n01;
       const size_type i1 = rest / n0;
       const size_type i0 = rest - i1 * n0;
-      f(i0, i1, i2, layouts(i0, i1, i2)...);
+      detail::call_at(f, i0, i1, i2, list, Seq{});
     });
   }
 }
@@ -94,6 +114,10 @@ void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
 /// fixed order of transform_reduce.
 template <class Exec, class T, class F, class Op, class... Layouts>
 T box_reduce(const Exec& exec, const Extent& extent, T identity, F f, Op op, Layouts... layouts) {
+  static_assert((std::is_same_v<Layouts, BoxLayout> && ...), "box_reduce takes BoxLayouts");
+  constexpr std::size_t N = sizeof...(Layouts);
+  const detail::LayoutList<N> list{{layouts...}};
+  using Seq = std::make_index_sequence<N>;
   const size_type n0 = extent.n[0], n01 = extent.n[0] * extent.n[1];
   return transform_reduce(
       exec, extent.volume(), identity,
@@ -102,7 +126,7 @@ T box_reduce(const Exec& exec, const Extent& extent, T identity, F f, Op op, Lay
         const size_type rest = t - i2 * n01;
         const size_type i1 = rest / n0;
         const size_type i0 = rest - i1 * n0;
-        return f(i0, i1, i2, layouts(i0, i1, i2)...);
+        return detail::call_at(f, i0, i1, i2, list, Seq{});
       },
       op);
 }

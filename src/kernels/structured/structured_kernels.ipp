@@ -23,6 +23,12 @@ STRATA_HD inline bool reaches_inside(const Geometry& geo, size_type i, size_type
 STRATA_HD inline bool in_colour(size_type i, size_type j, size_type k, int colour, int parity) {
   return colour < 0 || ((i + j + k + parity) & 1) == colour;
 }
+/// Offsets of the stencil entries in a ghosted array, by value into the
+/// kernels (a type at namespace scope: nvcc's extended lambdas cannot
+/// capture one local to a function).
+struct EntryOffsets {
+  size_type d[max_entries];
+};
 /// Offset of stencil entry e in a ghosted array of geo.
 STRATA_HD inline size_type ghosted_offset(const Geometry& geo, const int* o) {
   return o[0] + geo.ghosted(0) * (o[1] + geo.ghosted(1) * o[2]);
@@ -79,9 +85,7 @@ void stencil_product(const Exec& exec, Geometry geo, const Shape& shape, const T
   // Each entry's offset in x's ghosted array, computed once: the loop body
   // is then a plain sum over the entries, with no boundary tests (the
   // ghosts hold the boundary values).
-  struct Offsets {
-    size_type d[max_entries];
-  } offsets;
+  detail::EntryOffsets offsets;
   for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
   const size_type points = geo.points();
   const size_type cdims[3] = {geo.n[0], geo.n[1], geo.n[2]};
@@ -116,9 +120,7 @@ template <class Exec, class T>
 void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
                       int center, T omega, const T* b, const T* x, T* t, int colour, int parity) {
   const int entries = shape.size;
-  struct Offsets {
-    size_type d[max_entries];
-  } offsets;
+  detail::EntryOffsets offsets;
   for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
   const size_type points = geo.points();
   box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
