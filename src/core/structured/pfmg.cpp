@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/structured/geometry.hpp"
 #include "kernels/structured/structured_kernels.hpp"
@@ -153,7 +154,10 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     double min_dxyz = std::numeric_limits<double>::max();
     double alpha = 0.0;
     for (int d = 0; d < ndim; ++d) {
-      if (cbox.extent(d) > 1 && dxyz[d] < min_dxyz) {
+      // Ties within rounding go to the lower direction: the couplings are
+      // sums whose order differs between host and device, and a problem
+      // symmetric in its axes must get the same hierarchy on both.
+      if (cbox.extent(d) > 1 && dxyz[d] < min_dxyz * (1 - 1e-10)) {
         min_dxyz = dxyz[d];
         cdir = d;
       }
@@ -325,9 +329,11 @@ void relax(const StructMatrix<T>& A, const StructVector<T>& b, StructVector<T>& 
   A.executor().visit([&](const auto& e) {
     for (int s = 0; s < sweeps; ++s) {
       if (params.relaxation == PfmgRelaxation::weighted_jacobi) {
-        ks::relax_correction(e, geo, shape, A.coefficients().data(), center, T(weight),
-                             b.data().data(), x.data().data(), t.data().data(), -1, parity);
-        ks::add_correction(e, geo, t.data().data(), x.data().data(), -1, parity);
+        // One pass into t, then t and x trade storage (their ghosts are
+        // both zero: PFMG's grids are not periodic).
+        ks::jacobi_sweep(e, geo, shape, A.coefficients().data(), center, T(weight),
+                         b.data().data(), x.data().data(), t.data().data());
+        std::swap(x.data(), t.data());
       } else {
         for (int c = 0; c < 2; ++c) {
           const int colour = forward ? c : 1 - c;

@@ -79,6 +79,13 @@ template <class Exec, class T>
 void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
                       int center, T omega, const T* b, const T* x, T* t, int colour, int parity);
 
+/// One weighted Jacobi sweep into separate storage:
+/// x_new = x + omega (b - A x) / a_center over the cells (ghosted arrays;
+/// x_new's ghosts are not written).
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, int center,
+                  T omega, const T* b, const T* x, T* x_new);
+
 /// x(p) += t(p) at the cells of `colour` (-1: all); ghosted arrays.
 template <class Exec, class T>
 void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour, int parity);

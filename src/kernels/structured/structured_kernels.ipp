@@ -133,6 +133,21 @@ void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const 
 }
 
 template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, int center,
+                  T omega, const T* b, const T* x, T* x_new) {
+  const int entries = shape.size;
+  detail::EntryOffsets offsets;
+  for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
+    T acc{0};
+    for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[g + offsets.d[e]];
+    x_new[g] = x[g] + omega * (b[g] - acc) / coef[center * points + p];
+  });
+}
+
+template <class Exec, class T>
 void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour, int parity) {
   box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
     if (!detail::in_colour(i, j, k, colour, parity)) return;
