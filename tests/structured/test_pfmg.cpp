@@ -234,6 +234,19 @@ TEST_P(StructuredPfmg, StandAloneSolverAndJumps) {
       std::make_shared<StructMatrix<double>>(gallery::jumps3d(e, 24, 24, 24, 1e6, 2)), {});
   std::printf("PFMG-PCG jumps3d 24^3: %d iterations\n", jumps);
   EXPECT_LE(jumps, 21);  // measured 18
+
+  // As a right preconditioner of GMRES (any LinearOperator is one).
+  auto J = std::make_shared<const StructMatrix<double>>(gallery::jumps3d(e, 20, 20, 20, 1e3, 1));
+  const StructOperator<double> op(J);
+  const structured::Pfmg<double> M(J);
+  Vector<double> bj(e, op.rows(), 1.0), xj(e, op.rows(), 0.0);
+  Gmres gmres;
+  gmres.params.relative_tolerance = 1e-8;
+  const auto gi = solve(KrylovMethod{gmres}, op, bj, xj, &M);
+  std::printf("PFMG-GMRES jumps3d 20^3 (contrast 1e3): %d iterations\n", gi.iterations);
+  EXPECT_TRUE(gi.converged()) << gi.message;
+  EXPECT_LE(gi.iterations, 18);  // measured 15
+  EXPECT_LE(gi.true_relative_residual, 1e-8);
 }
 
 TEST_P(StructuredPfmg, RejectsWhatItCannotSolve) {

@@ -94,11 +94,12 @@ void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour
 /// onto that direction: at every fine cell, with c = sum of the
 /// coefficients whose offset has no d component, wl = -(sum with offset
 /// -1 in d) / c and wr = -(sum with +1 in d) / c (coefficients reaching
-/// outside the grid count as zero). Returns the number of cells whose c is
-/// zero or not finite (wl = wr = 0 there).
+/// outside the grid count as zero). Where c is zero or not finite, wl = wr
+/// = 0 (such a cell takes nothing from the coarse grid; no reduction, so
+/// the setup does not wait for the device here).
 template <class Exec, class T>
-size_type interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
-                                int d, T* wl, T* wr);
+void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
+                           int d, T* wl, T* wr);
 
 /// Coarse cell I <-> fine cell 2 I in direction d (the same cell in the
 /// others). r_c(I) = r_f(2I) + wr(2I-1) r_f(2I-1) + wl(2I+1) r_f(2I+1)

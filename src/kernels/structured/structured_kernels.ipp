@@ -157,28 +157,24 @@ void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour
 }
 
 template <class Exec, class T>
-size_type interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
-                                int d, T* wl, T* wr) {
+void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
+                           int d, T* wl, T* wr) {
   const Shape s = shape;
   const size_type points = fine.points();
-  return box_reduce(
-      exec, fine.extent(), size_type{0},
-      [=] STRATA_HD(size_type i, size_type j, size_type k) -> size_type {
-        T c{0}, left{0}, right{0};
-        for (int e = 0; e < s.size; ++e) {
-          if (!detail::reaches_inside(fine, i, j, k, s.o[e])) continue;
-          const T a = coef[e * points + fine.cidx(i, j, k)];
-          if (s.o[e][d] == 0) c += a;
-          else if (s.o[e][d] < 0) left += a;
-          else right += a;
-        }
-        const size_type p = fine.cidx(i, j, k);
-        const bool usable = c != T{0} && c - c == T{0};
-        wl[p] = usable ? -left / c : T{0};
-        wr[p] = usable ? -right / c : T{0};
-        return usable ? 0 : 1;
-      },
-      ops::Plus{});
+  box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    T c{0}, left{0}, right{0};
+    const size_type p = fine.cidx(i, j, k);
+    for (int e = 0; e < s.size; ++e) {
+      if (!detail::reaches_inside(fine, i, j, k, s.o[e])) continue;
+      const T a = coef[e * points + p];
+      if (s.o[e][d] == 0) c += a;
+      else if (s.o[e][d] < 0) left += a;
+      else right += a;
+    }
+    const bool usable = c != T{0} && c - c == T{0};
+    wl[p] = usable ? -left / c : T{0};
+    wr[p] = usable ? -right / c : T{0};
+  });
 }
 
 template <class Exec, class T>
