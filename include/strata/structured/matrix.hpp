@@ -137,9 +137,9 @@ void residual(const StructMatrix<T>& A, const StructVector<T>& b, const StructVe
               StructVector<T>& r);
 
 /// A StructMatrix as a LinearOperator on plain vectors of grid().points()
-/// values (x fastest), for the Krylov methods: each product copies x into a
-/// ghosted work vector, refreshes its ghosts and applies the stencil,
-/// writing y directly.
+/// values (x fastest), for the Krylov methods. The product reads x where it
+/// is (a boundary test per neighbour instead of ghosts), so it moves the
+/// same bytes as matvec() on StructVectors.
 template <class T>
 class StructOperator final : public LinearOperator<T> {
  public:
@@ -153,7 +153,6 @@ class StructOperator final : public LinearOperator<T> {
 
  private:
   std::shared_ptr<const StructMatrix<T>> A_;
-  mutable StructVector<T> work_;
 };
 
 /// The gallery's problems built through the structured interface, in

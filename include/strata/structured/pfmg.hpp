@@ -121,6 +121,9 @@ class Pfmg final : public LinearOperator<T> {
   const PfmgParams& params() const noexcept;
 
  private:
+  /// The V-cycle on the finest level's own vectors; `x_starts_at_zero`
+  /// lets it skip products with a zero x (a preconditioner's application).
+  void cycle_from(bool x_starts_at_zero) const;
   struct Data;
   std::unique_ptr<Data> data_;
 };

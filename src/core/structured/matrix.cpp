@@ -300,24 +300,25 @@ void residual(const StructMatrix<T>& A, const StructVector<T>& b, const StructVe
 }
 
 template <class T>
-StructOperator<T>::StructOperator(std::shared_ptr<const StructMatrix<T>> A)
-    : A_((require(A != nullptr, "StructOperator: A must not be null"), std::move(A))),
-      work_(A_->executor(), A_->grid(), std::max(1, A_->stencil().reach())) {}
+StructOperator<T>::StructOperator(std::shared_ptr<const StructMatrix<T>> A) : A_(std::move(A)) {
+  require(A_ != nullptr, "StructOperator: A must not be null");
+}
 
 template <class T>
 void StructOperator<T>::apply(const Vector<T>& x, Vector<T>& y) const {
   const char* who = "StructOperator::apply";
+  check_location(executor(), x.executor(), "x", who);
   check_location(executor(), y.executor(), "y", who);
-  if (y.size() != rows()) {
-    throw dimension_mismatch(std::string(who) + ": y has " + std::to_string(y.size()) +
-                             " entries, expected " + std::to_string(rows()));
+  if (x.size() != cols() || y.size() != rows()) {
+    throw dimension_mismatch(std::string(who) + ": x has " + std::to_string(x.size()) +
+                             " and y " + std::to_string(y.size()) + " entries, expected " +
+                             std::to_string(rows()) + " (one per cell)");
   }
-  work_.copy_from(x);  // checks x
-  const auto geo = detail::geometry(A_->grid(), work_.ghost_width());
-  const auto yl = detail::cell_layout(geo, false);
+  require(x.data() != y.data() || x.size() == 0, std::string(who) + ": x and y must be distinct");
   executor().visit([&](const auto& e) {
-    ks::stencil_product(e, geo, detail::shape(A_->stencil()), A_->coefficients().data(), T{1},
-                        work_.data().data(), T{0}, y.data(), yl, y.data(), yl);
+    ks::stencil_product_compact(e, detail::geometry(A_->grid(), 0), detail::shape(A_->stencil()),
+                                A_->coefficients().data(), A_->grid().periodic(), x.data(),
+                                y.data());
   });
 }
 

@@ -356,7 +356,6 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
   check_location(executor(), x.executor(), "x", who);
   require(b.grid() == D.A0->grid() && x.grid() == D.A0->grid(),
           std::string(who) + ": b and x must be on A's grid " + to_string(D.A0->grid().box()));
-  const int L = D.levels();
   // Level 0 works on copies with PFMG's ghost width, so the caller's
   // vectors may have any ghost width.
   const Box& box = D.A0->grid().box();
@@ -367,7 +366,19 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
     x.get_box_values(box, cells);
     D.x[0].set_box_values(box, cells);
   }
-  bool x_is_zero = false;
+  cycle_from(false);
+  if (&x != &D.x[0]) {
+    Array<T> cells(executor(), box.volume());
+    D.x[0].get_box_values(box, cells);
+    x.set_box_values(box, cells);
+  }
+}
+
+template <class T>
+void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
+  Data& D = *data_;
+  const int L = D.levels();
+  bool x_is_zero = x_starts_at_zero;
   for (int l = 0; l < L; ++l) {
     const auto& info = D.info[static_cast<std::size_t>(l)];
     const StructMatrix<T>& A = D.matrix(l);
@@ -378,14 +389,24 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
             D.params.pre_sweeps + D.params.post_sweeps, true);
       break;
     }
-    if (info.relaxed) {
-      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
+    if (info.relaxed && D.params.pre_sweeps > 0) {
+      int sweeps = D.params.pre_sweeps;
+      if (x_is_zero && D.params.relaxation == PfmgRelaxation::weighted_jacobi) {
+        // From x = 0 the first sweep is x = w b / diag: no product.
+        const auto geo = detail::geometry(A.grid(), 1);
+        executor().visit([&](const auto& e) {
+          ks::jacobi_from_zero(e, geo, A.coefficients().data(), A.center_entry(), T(info.weight),
+                               D.b[l].data().data(), D.x[l].data().data());
+        });
+        --sweeps;
+      }
+      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, sweeps, true);
       x_is_zero = false;
     }
     // Residual, restricted by P^T. A skipped level below the finest starts
     // from x = 0, where the residual is b itself: no product needed.
     const StructVector<T>* r = &D.b[l];
-    if (!x_is_zero || l == 0) {
+    if (!x_is_zero) {
       residual(A, D.b[l], D.x[l], D.t[l]);
       r = &D.t[l];
     }
@@ -415,25 +436,24 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
             false);
     }
   }
-  if (&x != &D.x[0]) {
-    Array<T> cells(executor(), box.volume());
-    D.x[0].get_box_values(box, cells);
-    x.set_box_values(box, cells);
-  }
 }
 
 template <class T>
 void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
   Data& D = *data_;
   D.b[0].copy_from(b);  // checks b
-  D.x[0].fill(T{0});
   const char* who = "Pfmg::apply";
   check_location(executor(), x.executor(), "x", who);
   if (x.size() != rows()) {
     throw dimension_mismatch(std::string(who) + ": x has " + std::to_string(x.size()) +
                              " entries, expected " + std::to_string(rows()));
   }
-  cycle(D.b[0], D.x[0]);
+  // From x = 0: the finest level's first Jacobi sweep writes every cell
+  // of x; otherwise x must be zeroed first.
+  if (D.params.relaxation != PfmgRelaxation::weighted_jacobi || D.params.pre_sweeps == 0) {
+    D.x[0].fill(T{0});
+  }
+  cycle_from(true);
   D.x[0].copy_to(x);
 }
 

@@ -72,6 +72,19 @@ template <class Exec, class T>
 void stencil_product(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, T alpha,
                      const T* x, T beta, const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout);
 
+/// y = A x with x and y compact (no ghosts): neighbours outside a
+/// non-periodic boundary are skipped, periodic ones wrapped. What a Krylov
+/// method's product needs, without first copying x into a ghosted array.
+template <class Exec, class T>
+void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                             std::array<bool, 3> periodic, const T* x, T* y);
+
+/// x = omega b / a_center over the cells: a Jacobi sweep from x = 0 (no
+/// product needed); ghosted arrays.
+template <class Exec, class T>
+void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center, T omega,
+                      const T* b, T* x);
+
 /// t(p) = omega (b - A x)(p) / a_center(p) at the cells of colour `colour`
 /// ((i + j + k + parity) mod 2; -1: all cells); b, x, t ghosted. Returns
 /// nothing; a zero diagonal was excluded at setup.

@@ -117,6 +117,54 @@ void stencil_product(const Exec& exec, Geometry geo, const Shape& shape, const T
 }
 
 template <class Exec, class T>
+void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                             std::array<bool, 3> periodic, const T* x, T* y) {
+  const Shape s = shape;
+  const size_type points = geo.points();
+  // Cells at least `reach` away from every face (most of them) read their
+  // neighbours at fixed offsets, as with ghosts; only the others test each
+  // neighbour (and wrap it in a periodic direction).
+  size_type reach[3] = {0, 0, 0};
+  detail::EntryOffsets offsets;
+  for (int e = 0; e < s.size; ++e) {
+    for (int d = 0; d < 3; ++d) {
+      const size_type r = s.o[e][d] < 0 ? -s.o[e][d] : s.o[e][d];
+      reach[d] = r > reach[d] ? r : reach[d];
+    }
+    offsets.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+  }
+  const size_type r0 = reach[0], r1 = reach[1], r2 = reach[2];
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    T acc{0};
+    if (i >= r0 && i < geo.n[0] - r0 && j >= r1 && j < geo.n[1] - r1 && k >= r2 &&
+        k < geo.n[2] - r2) {
+      for (int e = 0; e < s.size; ++e) acc += coef[e * points + p] * x[p + offsets.d[e]];
+    } else {
+      for (int e = 0; e < s.size; ++e) {
+        size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+        if (p0) a = detail::wrap(a, geo.n[0]);
+        if (p1) b = detail::wrap(b, geo.n[1]);
+        if (p2) c = detail::wrap(c, geo.n[2]);
+        if (geo.inside(a, b, c)) acc += coef[e * points + p] * x[geo.cidx(a, b, c)];
+      }
+    }
+    y[p] = acc;
+  });
+}
+
+template <class Exec, class T>
+void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center, T omega,
+                      const T* b, T* x) {
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type g = geo.gidx(i, j, k);
+    x[g] = omega * b[g] / coef[center * points + geo.cidx(i, j, k)];
+  });
+}
+
+template <class Exec, class T>
 void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
                       int center, T omega, const T* b, const T* x, T* t, int colour, int parity) {
   const int entries = shape.size;
