@@ -128,7 +128,9 @@ TEST_P(StructuredPfmg, SemicoarsensTheStrongestDirectionAndSkipsRelaxation) {
   const int dirs[9] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
   const bool relaxed[10] = {true, false, false, true, false, false, true, false, false, true};
   for (int l = 0; l < 10; ++l) {
-    if (l < 9) EXPECT_EQ(iso.level(l).coarsening_direction, dirs[l]) << "level " << l;
+    if (l < 9) {
+      EXPECT_EQ(iso.level(l).coarsening_direction, dirs[l]) << "level " << l;
+    }
     EXPECT_EQ(iso.level(l).relaxed, relaxed[l]) << "level " << l;
   }
   EXPECT_EQ(iso.level(9).coarsening_direction, -1);

@@ -11,13 +11,21 @@
 
 namespace strata::structured {
 
+// Built by appending: GCC 12's -Wrestrict misfires on "(" + std::string.
 std::string to_string(const Index& index) {
-  return "(" + std::to_string(index[0]) + ", " + std::to_string(index[1]) + ", " +
-         std::to_string(index[2]) + ")";
+  std::string s(1, '(');
+  for (int d = 0; d < 3; ++d) {
+    if (d > 0) s.append(", ");
+    s.append(std::to_string(index[d]));
+  }
+  s.push_back(')');
+  return s;
 }
 
 std::string to_string(const Box& box) {
-  return "[" + to_string(box.lower) + ", " + to_string(box.upper) + "]";
+  std::string s(1, '[');
+  s.append(to_string(box.lower)).append(", ").append(to_string(box.upper)).push_back(']');
+  return s;
 }
 
 bool Box::contains(const Index& point) const noexcept {
