@@ -384,9 +384,10 @@ void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
     const StructMatrix<T>& A = D.matrix(l);
     if (l == L - 1) {
       // Coarsest: one cell in every direction unless max_levels stopped
-      // earlier; relax with the sweeps of both halves of the cycle.
-      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight,
-            D.params.pre_sweeps + D.params.post_sweeps, true);
+      // earlier; the sweeps of both halves of the cycle, in the order of
+      // each half, so that the cycle stays symmetric.
+      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
+      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps, false);
       break;
     }
     if (info.relaxed && D.params.pre_sweeps > 0) {
