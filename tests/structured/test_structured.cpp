@@ -323,6 +323,28 @@ TEST_P(StructuredMatrix, PeriodicCsrWrapsAndRejectsFolding) {
             std::string::npos);
 }
 
+TEST_P(StructuredMatrix, RejectsMismatchedOperandsNamingThem) {
+  const auto e = exec();
+  const auto grid = StructGrid::from_extents(3, {6, 5, 4});
+  // A reach-2 stencil needs two ghost layers in x.
+  StructMatrix<double> wide(e, grid, Stencil(3, {{0, 0, 0}, {2, 0, 0}, {-2, 0, 0}}));
+  StructVector<double> x1(e, grid, 1), x2(e, grid, 2), y(e, grid);
+  EXPECT_NE(message_of<invalid_argument>([&] { matvec(1.0, wide, x1, 0.0, y); })
+                .find("x has 1 ghost layers, the stencil reaches 2"),
+            std::string::npos);
+  EXPECT_NO_THROW(matvec(1.0, wide, x2, 0.0, y));
+  // Vectors on another grid, plain vectors of the wrong length.
+  StructVector<double> other(e, StructGrid::from_extents(3, {6, 5, 3}));
+  EXPECT_NE(message_of<invalid_argument>([&] { matvec(1.0, wide, x2, 0.0, other); })
+                .find("y is on the grid [(0, 0, 0), (5, 4, 2)]"),
+            std::string::npos);
+  Vector<double> short_v(e, 119);
+  EXPECT_NE(message_of<dimension_mismatch>([&] { y.copy_from(short_v); })
+                .find("v has 119 entries, expected 120"),
+            std::string::npos);
+  EXPECT_THROW(StructMatrix<double>(e, grid, Stencil::five_point()), invalid_argument);
+}
+
 STRATA_INSTANTIATE_ON_EXECUTORS(StructuredVector);
 STRATA_INSTANTIATE_ON_EXECUTORS(StructuredMatrix);
 
