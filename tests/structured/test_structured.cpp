@@ -345,6 +345,88 @@ TEST_P(StructuredMatrix, RejectsMismatchedOperandsNamingThem) {
   EXPECT_THROW(StructMatrix<double>(e, grid, Stencil::five_point()), invalid_argument);
 }
 
+TEST_P(StructuredMatrix, SymmetricStorageMatchesItsDefinition) {
+  const auto e = exec();
+  // Half stencils: the centre and one offset of each pair.
+  std::vector<Index> half27;
+  for (int k = -1; k <= 1; ++k)
+    for (int j = -1; j <= 1; ++j)
+      for (int i = -1; i <= 1; ++i) {
+        const Index o{i, j, k};
+        if (o > Index{0, 0, 0} || o == Index{0, 0, 0}) half27.push_back(o);
+      }
+  struct Case {
+    StructGrid grid;
+    Stencil stencil;
+  };
+  const std::vector<Case> cases = {
+      {StructGrid::from_extents(3, {6, 5, 4}), Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}})},
+      {StructGrid::from_extents(3, {5, 4, 6}, {true, false, true}), Stencil(3, half27)},
+      {StructGrid::from_extents(2, {7, 6, 1}, {false, true, false}),
+       Stencil(2, {{0, 0, 0}, {1, 0, 0}, {-1, 1, 0}, {0, 1, 0}, {1, 1, 0}})},
+  };
+  unsigned seed = 70;
+  for (const auto& c : cases) {
+    const size_type n = c.grid.points();
+    const int m = c.stencil.size();
+    const auto coef = test::random_values(n * m, seed++);
+    auto A = std::make_shared<StructMatrix<double>>(e, c.grid, c.stencil, Storage::symmetric);
+    A->coefficients() = Array<double>(e, coef);
+    // The dense matrix from the definition: entry o at p is a(p, p + o)
+    // and a(p + o, p).
+    const Box& b = c.grid.box();
+    const std::int64_t ext[3] = {b.extent(0), b.extent(1), b.extent(2)};
+    std::vector<double> dense(n * n, 0.0);
+    for (size_type p = 0; p < n; ++p) {
+      const std::int64_t i = p % ext[0], j = (p / ext[0]) % ext[1], k = p / (ext[0] * ext[1]);
+      for (int s = 0; s < m; ++s) {
+        std::int64_t q[3] = {i + c.stencil.offset(s)[0], j + c.stencil.offset(s)[1],
+                             k + c.stencil.offset(s)[2]};
+        bool inside = true;
+        for (int d = 0; d < 3; ++d) {
+          if (c.grid.periodic(d)) q[d] = ((q[d] % ext[d]) + ext[d]) % ext[d];
+          inside = inside && q[d] >= 0 && q[d] < ext[d];
+        }
+        if (!inside) continue;
+        const size_type col = q[0] + ext[0] * (q[1] + ext[1] * q[2]);
+        dense[p * n + col] += coef[s * n + p];
+        if (c.stencil.offset(s) != Index{0, 0, 0}) dense[col * n + p] += coef[s * n + p];
+      }
+    }
+    const auto xv = test::random_values(n, seed++);
+    std::vector<double> expected(n, 0.0);
+    for (size_type p = 0; p < n; ++p)
+      for (size_type q = 0; q < n; ++q) expected[p] += dense[p * n + q] * xv[q];
+
+    StructVector<double> x(e, c.grid), y(e, c.grid);
+    x.set_box_values(b, Array<double>(e, xv));
+    matvec(1.0, *A, x, 0.0, y);
+    Array<double> got(e, n);
+    y.get_box_values(b, got);
+    const StructOperator<double> op(A);
+    Vector<double> xp(Array<double>(e, xv)), yp(e, n), yc(e, n);
+    op.apply(xp, yp);
+    const auto csr = A->to_csr();
+    csr.validate();
+    spmv(csr, xp, yc);
+    const auto g = got.to_vector(), a = yp.to_vector(), cc = yc.to_vector();
+    for (size_type p = 0; p < n; ++p) {
+      ASSERT_NEAR(g[p], expected[p], 1e-13) << "matvec, cell " << p;
+      ASSERT_NEAR(a[p], expected[p], 1e-13) << "operator, cell " << p;
+      ASSERT_NEAR(cc[p], expected[p], 1e-13) << "CSR, cell " << p;
+    }
+    EXPECT_EQ(A->to_full().stencil().size(), 2 * m - 1);
+  }
+  EXPECT_NE(message_of<invalid_argument>([&] {
+              StructMatrix<double>(e, StructGrid::from_extents(3, {3, 3, 3}),
+                                   Stencil::seven_point(), Storage::symmetric);
+            }).find("has offsets[1] = (-1, 0, 0) and offsets[2] = (1, 0, 0)"),
+            std::string::npos);
+  EXPECT_THROW(StructMatrix<double>(e, StructGrid::from_extents(3, {3, 3, 3}),
+                                    Stencil(3, {{1, 0, 0}}), Storage::symmetric),
+               invalid_argument);
+}
+
 STRATA_INSTANTIATE_ON_EXECUTORS(StructuredVector);
 STRATA_INSTANTIATE_ON_EXECUTORS(StructuredMatrix);
 

@@ -78,17 +78,33 @@ class StructVector {
   Array<T> data_;
 };
 
+/// How a StructMatrix stores its stencil.
+enum class Storage {
+  /// Every entry of the stencil has its coefficients.
+  full,
+  /// hypre's symmetric storage: the stencil holds the centre and one offset
+  /// of each pair {o, -o}; entry o at cell p is a(p, p + o) and, by
+  /// symmetry, a(p + o, p). About half the coefficients of full storage.
+  symmetric,
+};
+
 /// A matrix on a grid: one coefficient per cell and stencil entry. Zero
 /// after construction.
 ///
 /// Coefficients are stored entry by entry (all cells of entry 0, then entry
-/// 1, ...), so that the product reads each array with unit stride. Every
-/// entry is stored; a symmetric storage option (half the stencil, as
-/// hypre's `symmetric` matrices) is not implemented.
+/// 1, ...), so that the product reads each array with unit stride.
 template <class T>
 class StructMatrix {
  public:
-  StructMatrix(Executor exec, StructGrid grid, Stencil stencil);
+  /// With Storage::symmetric the stencil must hold (0, 0, 0) and never both
+  /// o and -o (invalid_argument naming the pair otherwise).
+  StructMatrix(Executor exec, StructGrid grid, Stencil stencil, Storage storage = Storage::full);
+
+  Storage storage() const noexcept { return storage_; }
+  /// The same matrix in full storage (a copy for a full one): the stored
+  /// entries, then -o for every stored o != 0 with a(p, p - o) = entry o at
+  /// p - o (zero where p - o is outside a non-periodic boundary).
+  StructMatrix to_full() const;
 
   const StructGrid& grid() const noexcept { return grid_; }
   const Stencil& stencil() const noexcept { return stencil_; }
@@ -113,7 +129,8 @@ class StructMatrix {
   /// cells, x fastest). Entries reaching outside a non-periodic boundary are
   /// dropped (Dirichlet elimination, as in the gallery); stored zeros inside
   /// the grid are kept, so the pattern is the stencil's. Columns within a
-  /// row are ascending when the grid is not periodic. A periodic direction
+  /// row are ascending when the grid is not periodic (a symmetric matrix
+  /// is converted through to_full()). A periodic direction
   /// must have more than 2 * reach cells, so that no two entries fold onto
   /// one column.
   CsrMatrix<T> to_csr() const;
@@ -122,6 +139,7 @@ class StructMatrix {
   StructGrid grid_;
   Stencil stencil_;
   Array<T> coefficients_;
+  Storage storage_ = Storage::full;
 };
 
 /// y = alpha A x + beta y over the cells (beta == 0 overwrites y). x's

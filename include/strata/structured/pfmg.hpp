@@ -32,7 +32,9 @@
 /// A Pfmg is a LinearOperator: apply(b, x) is one V-cycle from x = 0, so it
 /// preconditions CG (the cycle is symmetric) and GMRES; solve() iterates it
 /// as a stand-alone solver. Limits of this version: one box, no
-/// periodicity, stencils of reach 1 (up to 27 points), a nonzero diagonal.
+/// periodicity, stencils of reach 1 (up to 27 points), a nonzero diagonal;
+/// a symmetrically stored A is expanded to full storage at setup, and every
+/// level is stored in full.
 
 #include <array>
 #include <memory>
@@ -111,7 +113,7 @@ class Pfmg final : public LinearOperator<T> {
 
   int num_levels() const noexcept;
   const PfmgLevel& level(int l) const;
-  /// The matrix of level l (0: A itself).
+  /// The matrix of level l (0: A itself, or its full-storage copy).
   const StructMatrix<T>& level_matrix(int l) const;
   /// Interpolation weights (wl, wr over the fine cells of level l, l <
   /// num_levels() - 1), for tests that check the Galerkin product.

@@ -151,12 +151,46 @@ void StructVector<T>::copy_from(const Vector<T>& v) {
 // ---------------------------------------------------------------- StructMatrix
 
 template <class T>
-StructMatrix<T>::StructMatrix(Executor exec, StructGrid grid, Stencil stencil)
-    : grid_(std::move(grid)), stencil_(std::move(stencil)) {
+StructMatrix<T>::StructMatrix(Executor exec, StructGrid grid, Stencil stencil, Storage storage)
+    : grid_(std::move(grid)), stencil_(std::move(stencil)), storage_(storage) {
   require(stencil_.ndim() == grid_.ndim(),
           "StructMatrix: the stencil is " + std::to_string(stencil_.ndim()) + "D, the grid " +
               std::to_string(grid_.ndim()) + "D (they must agree)");
+  if (storage_ == Storage::symmetric) {
+    require(stencil_.find({0, 0, 0}) >= 0,
+            "StructMatrix: symmetric storage needs the centre (0, 0, 0) in the stencil");
+    for (int e = 0; e < stencil_.size(); ++e) {
+      const Index& o = stencil_.offset(e);
+      const int mirror = stencil_.find({-o[0], -o[1], -o[2]});
+      require(o == Index{0, 0, 0} || mirror < 0,
+              "StructMatrix: symmetric storage keeps one offset of each pair, but the stencil "
+              "has offsets[" + std::to_string(e) + "] = " + to_string(o) + " and offsets[" +
+                  std::to_string(mirror) + "] = " + to_string(stencil_.offset(std::max(mirror, 0))));
+    }
+  }
   coefficients_ = Array<T>(std::move(exec), grid_.points() * stencil_.size(), T{0});
+}
+
+template <class T>
+StructMatrix<T> StructMatrix<T>::to_full() const {
+  if (storage_ == Storage::full) {
+    StructMatrix<T> copy_of(executor(), grid_, stencil_);
+    copy(coefficients_, copy_of.coefficients_);
+    return copy_of;
+  }
+  const int center = center_entry();
+  std::vector<Index> offsets = stencil_.offsets();
+  for (int e = 0; e < stencil_.size(); ++e) {
+    if (e == center) continue;
+    const Index& o = stencil_.offset(e);
+    offsets.push_back({-o[0], -o[1], -o[2]});
+  }
+  StructMatrix<T> full(executor(), grid_, Stencil(grid_.ndim(), std::move(offsets)));
+  executor().visit([&](const auto& e) {
+    ks::expand_symmetric(e, detail::geometry(grid_, 0), detail::shape(stencil_), center,
+                         grid_.periodic(), coefficients_.data(), full.coefficients_.data());
+  });
+  return full;
 }
 
 template <class T>
@@ -208,6 +242,7 @@ void StructMatrix<T>::fill_entry(int entry, T value) {
 
 template <class T>
 CsrMatrix<T> StructMatrix<T>::to_csr() const {
+  if (storage_ == Storage::symmetric) return to_full().to_csr();
   const auto geo = detail::geometry(grid_, 0);
   for (int d = 0; d < 3; ++d) {
     if (grid_.periodic(d)) {
@@ -269,8 +304,14 @@ void matvec(T alpha, const StructMatrix<T>& A, const StructVector<T>& x, T beta,
   const auto gy = detail::geometry(y.grid(), y.ghost_width());
   const auto yl = detail::cell_layout(gy, true);
   A.executor().visit([&](const auto& e) {
-    ks::stencil_product(e, gx, detail::shape(A.stencil()), A.coefficients().data(), alpha,
-                        x.data().data(), beta, y.data().data(), yl, y.data().data(), yl);
+    if (A.storage() == Storage::symmetric) {
+      ks::symmetric_product(e, gx, detail::shape(A.stencil()), A.center_entry(),
+                            A.coefficients().data(), A.grid().periodic(), alpha, x.data().data(),
+                            beta, y.data().data(), yl, y.data().data(), yl);
+    } else {
+      ks::stencil_product(e, gx, detail::shape(A.stencil()), A.coefficients().data(), alpha,
+                          x.data().data(), beta, y.data().data(), yl, y.data().data(), yl);
+    }
   });
   y.update_ghosts();
 }
@@ -293,8 +334,14 @@ void residual(const StructMatrix<T>& A, const StructVector<T>& b, const StructVe
   const auto bl = detail::cell_layout(detail::geometry(b.grid(), b.ghost_width()), true);
   const auto rl = detail::cell_layout(detail::geometry(r.grid(), r.ghost_width()), true);
   A.executor().visit([&](const auto& e) {
-    ks::stencil_product(e, gx, detail::shape(A.stencil()), A.coefficients().data(), T{-1},
-                        x.data().data(), T{1}, b.data().data(), bl, r.data().data(), rl);
+    if (A.storage() == Storage::symmetric) {
+      ks::symmetric_product(e, gx, detail::shape(A.stencil()), A.center_entry(),
+                            A.coefficients().data(), A.grid().periodic(), T{-1}, x.data().data(),
+                            T{1}, b.data().data(), bl, r.data().data(), rl);
+    } else {
+      ks::stencil_product(e, gx, detail::shape(A.stencil()), A.coefficients().data(), T{-1},
+                          x.data().data(), T{1}, b.data().data(), bl, r.data().data(), rl);
+    }
   });
   r.update_ghosts();
 }
@@ -315,10 +362,17 @@ void StructOperator<T>::apply(const Vector<T>& x, Vector<T>& y) const {
                              std::to_string(rows()) + " (one per cell)");
   }
   require(x.data() != y.data() || x.size() == 0, std::string(who) + ": x and y must be distinct");
+  const auto geo = detail::geometry(A_->grid(), 0);
   executor().visit([&](const auto& e) {
-    ks::stencil_product_compact(e, detail::geometry(A_->grid(), 0), detail::shape(A_->stencil()),
-                                A_->coefficients().data(), A_->grid().periodic(), x.data(),
-                                y.data());
+    if (A_->storage() == Storage::symmetric) {
+      const auto yl = detail::cell_layout(geo, false);
+      ks::symmetric_product(e, geo, detail::shape(A_->stencil()), A_->center_entry(),
+                            A_->coefficients().data(), A_->grid().periodic(), T{1}, x.data(), T{0},
+                            y.data(), yl, y.data(), yl);
+    } else {
+      ks::stencil_product_compact(e, geo, detail::shape(A_->stencil()), A_->coefficients().data(),
+                                  A_->grid().periodic(), x.data(), y.data());
+    }
   });
 }
 

@@ -120,7 +120,11 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
                                          " cells; PFMG takes stencils within [-1, 1]");
   Data& D = *data_;
   D.params = params;
-  D.A0 = std::move(A);
+  // The setup and the smoothers read full stencils: a symmetrically stored
+  // A is expanded once (its coarse operators are stored in full anyway).
+  D.A0 = A->storage() == Storage::symmetric
+             ? std::make_shared<const StructMatrix<T>>(A->to_full())
+             : std::move(A);
   const Executor& exec = D.A0->executor();
   const int ndim = grid.ndim();
 

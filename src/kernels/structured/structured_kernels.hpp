@@ -79,6 +79,24 @@ template <class Exec, class T>
 void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
                              std::array<bool, 3> periodic, const T* x, T* y);
 
+/// The product of a symmetrically stored matrix (strata::structured::Storage
+/// ::symmetric): y = alpha (A x) + beta z with
+/// (A x)(p) = sum_s c_s(p) x(p + o_s) + sum_{s != center} c_s(p - o_s) x(p - o_s),
+/// neighbours outside a non-periodic boundary skipped, periodic ones
+/// wrapped. x is stored over the cells grown by x_geo.g ghosts (0: plain);
+/// z and y in their layouts (z unread when beta == 0).
+template <class Exec, class T>
+void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int center,
+                       const T* coef, std::array<bool, 3> periodic, T alpha, const T* x, T beta,
+                       const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout);
+
+/// Full storage of a symmetric matrix: entries [0, shape.size) copied, then
+/// for the k-th stored entry s != center (in order), entry shape.size + k
+/// with offset -o_s: coef_full at p = c_s(p - o_s), 0 outside the grid.
+template <class Exec, class T>
+void expand_symmetric(const Exec& exec, Geometry geo, const Shape& shape, int center,
+                      std::array<bool, 3> periodic, const T* coef, T* coef_full);
+
 /// x = omega b / a_center over the cells: a Jacobi sweep from x = 0 (no
 /// product needed); ghosted arrays.
 template <class Exec, class T>

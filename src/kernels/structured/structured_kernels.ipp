@@ -154,6 +154,71 @@ void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape,
   });
 }
 
+namespace detail {
+/// Cell (a, b, c) wrapped in the periodic directions; false when it lies
+/// outside the grid in another direction.
+STRATA_HD inline bool locate(const Geometry& geo, bool p0, bool p1, bool p2, size_type& a,
+                             size_type& b, size_type& c) {
+  if (p0) a = wrap(a, geo.n[0]);
+  if (p1) b = wrap(b, geo.n[1]);
+  if (p2) c = wrap(c, geo.n[2]);
+  return geo.inside(a, b, c);
+}
+}  // namespace detail
+
+template <class Exec, class T>
+void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int center,
+                       const T* coef, std::array<bool, 3> periodic, T alpha, const T* x, T beta,
+                       const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout) {
+  const Shape s = shape;
+  const Geometry geo = x_geo;
+  const size_type points = geo.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  box_loop(
+      exec, geo.extent(),
+      [=] STRATA_HD(size_type i, size_type j, size_type k, size_type zi, size_type yi) {
+        const size_type p = geo.cidx(i, j, k);
+        T acc{0};
+        for (int e = 0; e < s.size; ++e) {
+          // a(p, p + o) = c_e(p).
+          size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+          if (detail::locate(geo, p0, p1, p2, a, b, c)) {
+            acc += coef[e * points + p] * x[geo.gidx(a, b, c)];
+          }
+          if (e == center) continue;
+          // a(p, p - o) = a(p - o, p) = c_e(p - o).
+          a = i - s.o[e][0];
+          b = j - s.o[e][1];
+          c = k - s.o[e][2];
+          if (detail::locate(geo, p0, p1, p2, a, b, c)) {
+            acc += coef[e * points + geo.cidx(a, b, c)] * x[geo.gidx(a, b, c)];
+          }
+        }
+        y[yi] = beta == T{0} ? alpha * acc : alpha * acc + beta * z[zi];
+      },
+      z_layout, y_layout);
+}
+
+template <class Exec, class T>
+void expand_symmetric(const Exec& exec, Geometry geo, const Shape& shape, int center,
+                      std::array<bool, 3> periodic, const T* coef, T* coef_full) {
+  const Shape s = shape;
+  const size_type points = geo.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    int next = s.size;
+    for (int e = 0; e < s.size; ++e) {
+      coef_full[e * points + p] = coef[e * points + p];
+      if (e == center) continue;
+      size_type a = i - s.o[e][0], b = j - s.o[e][1], c = k - s.o[e][2];
+      coef_full[next * points + p] =
+          detail::locate(geo, p0, p1, p2, a, b, c) ? coef[e * points + geo.cidx(a, b, c)] : T{0};
+      ++next;
+    }
+  });
+}
+
 template <class Exec, class T>
 void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center, T omega,
                       const T* b, T* x) {
