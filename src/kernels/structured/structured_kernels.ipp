@@ -174,11 +174,35 @@ void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int
   const Geometry geo = x_geo;
   const size_type points = geo.points();
   const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  // Away from the faces (most cells) both neighbours and the coefficient
+  // of the mirrored entry sit at fixed offsets; only cells near a face
+  // test and wrap.
+  size_type reach[3] = {0, 0, 0};
+  detail::EntryOffsets x_off, c_off;
+  for (int e = 0; e < s.size; ++e) {
+    for (int d = 0; d < 3; ++d) {
+      const size_type r = s.o[e][d] < 0 ? -s.o[e][d] : s.o[e][d];
+      reach[d] = r > reach[d] ? r : reach[d];
+    }
+    x_off.d[e] = detail::ghosted_offset(geo, s.o[e]);
+    c_off.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+  }
+  const size_type r0 = reach[0], r1 = reach[1], r2 = reach[2];
   box_loop(
       exec, geo.extent(),
       [=] STRATA_HD(size_type i, size_type j, size_type k, size_type zi, size_type yi) {
         const size_type p = geo.cidx(i, j, k);
         T acc{0};
+        if (i >= r0 && i < geo.n[0] - r0 && j >= r1 && j < geo.n[1] - r1 && k >= r2 &&
+            k < geo.n[2] - r2) {
+          const size_type g = geo.gidx(i, j, k);
+          for (int e = 0; e < s.size; ++e) {
+            acc += coef[e * points + p] * x[g + x_off.d[e]];
+            if (e != center) acc += coef[e * points + p - c_off.d[e]] * x[g - x_off.d[e]];
+          }
+          y[yi] = beta == T{0} ? alpha * acc : alpha * acc + beta * z[zi];
+          return;
+        }
         for (int e = 0; e < s.size; ++e) {
           // a(p, p + o) = c_e(p).
           size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
