@@ -265,6 +265,19 @@ TEST_P(StructuredPfmg, TwoDimensionsOneCellAndFewLevels) {
   const int one = pcg_iterations(
       std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 1, 1, 1)), {});
   EXPECT_EQ(one, 1);
+  {
+    // Applied twice: the second application must not start from the first's x.
+    // Weight 1/2: two sweeps from 0 give 0.25, then 0.375 (b / 6 = 0.5).
+    auto A1 = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 1, 1, 1));
+    PfmgParams half;
+    half.jacobi_weight = 0.5;
+    const structured::Pfmg<double> M1(A1, half);
+    Vector<double> b1(e, 1, 3.0), x1(e, 1);
+    M1.apply(b1, x1);
+    EXPECT_DOUBLE_EQ(x1.to_vector()[0], 0.375);
+    M1.apply(b1, x1);
+    EXPECT_DOUBLE_EQ(x1.to_vector()[0], 0.375);
+  }
   // A hierarchy cut at three levels: the coarsest is relaxed only, so more
   // iterations, but the red-black cycle must stay symmetric for CG.
   auto A = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 12, 12, 12));

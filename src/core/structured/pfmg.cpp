@@ -454,8 +454,10 @@ void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
                              " entries, expected " + std::to_string(rows()));
   }
   // From x = 0: the finest level's first Jacobi sweep writes every cell
-  // of x; otherwise x must be zeroed first.
-  if (D.params.relaxation != PfmgRelaxation::weighted_jacobi || D.params.pre_sweeps == 0) {
+  // of x (when the finest level is not also the coarsest, which relaxes
+  // from the x it has); otherwise x must be zeroed first.
+  if (D.params.relaxation != PfmgRelaxation::weighted_jacobi || D.params.pre_sweeps == 0 ||
+      D.levels() == 1) {
     D.x[0].fill(T{0});
   }
   cycle_from(true);
