@@ -24,6 +24,7 @@
 #include "defaults.hpp"
 #include "presets.hpp"
 #include "problem.hpp"
+#include "structured.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/config/solver_config.hpp"
 
@@ -633,7 +634,35 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
                           "JSON)"
                         : "Settings (short flags)");
   }
-  cmd->callback([o, flags, cmd, &common, &exit_code] {
+  // --interface struct: the structured interface and PFMG (structured.cpp).
+  auto st = std::make_shared<StructuredSolveOptions>();
+  auto interface = std::make_shared<std::string>("csr");
+  cmd->add_option("--interface", *interface,
+                  "csr (assembled matrix) or struct (structured grid and stencil, PFMG)")
+      ->check(CLI::IsMember({"csr", "struct"}))
+      ->capture_default_str();
+  add_structured_options(*cmd, *st);
+  cmd->callback([o, flags, cmd, st, interface, &common, &exit_code] {
+    if (*interface == "struct") {
+      for (const char* flag : {"--rhs", "--null-space", "--resetup", "--config", "--print-config"}) {
+        require(cmd->count(flag) == 0, std::string(flag) + " is not available with --interface struct");
+      }
+      GivenSettings given;
+      for (const auto& f : *flags) {
+        if (f.option->count() > 0) given.emplace_back(f.name, f.text.empty() ? "true" : f.text);
+      }
+      StructuredSolveOptions so = *st;
+      so.problem = o->problem;
+      so.n = o->n;
+      so.host = o->host;
+      so.device = o->device;
+      so.print_every = o->print_every;
+      exit_code = run_structured_solve(so, given, common);
+      return;
+    }
+    for (const char* flag : {"--coefficients", "--pfmg-relax", "--pfmg-skip"}) {
+      require(cmd->count(flag) == 0, std::string(flag) + " needs --interface struct");
+    }
     const config::SolverConfig cfg = effective_settings(*o, *cmd, *flags);
     if (o->print_config) {
       print_config(*o, cfg);

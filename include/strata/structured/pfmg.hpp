@@ -1,0 +1,133 @@
+#pragma once
+/// \file
+/// PFMG: hypre's structured semicoarsening multigrid with pointwise
+/// smoothing (Ashby and Falgout 1996; the hypre paper, section 3.6), on the
+/// structured interface and its box-loop kernels, on the host and the device.
+///
+/// Setup, level by level (as hypre's pfmg_setup.c):
+///  1. Coarsening direction: the direction of strongest coupling. Like
+///     hypre, the coupling of direction d is estimated once on the finest
+///     matrix as c_d = mean over cells of -(sum of the coefficients whose
+///     offset moves in d), read as a mesh spacing dxyz_d = 1/sqrt(c_d); each
+///     level coarsens the direction of smallest dxyz among those with more
+///     than one cell, and doubles that dxyz.
+///  2. Semicoarsening by two in that direction: the coarse cells are the fine
+///     cells with an even index there (n cells -> (n + 1) / 2).
+///  3. Interpolation from the stencil: the matrix stencil collapsed onto the
+///     coarsening direction gives each odd fine cell the weights
+///     wl = -a_left / a_collapsed and wr = -a_right / a_collapsed; even fine
+///     cells take their coarse cell's value. Restriction is P^T.
+///  4. The coarse operator by the Galerkin product P^T A P computed directly
+///     on the stencils (a 7-point stencil becomes 15-point, a 27-point stays
+///     27-point), never through CSR.
+/// Relaxation: weighted Jacobi with hypre's per-level weight
+/// 2 / (3 - alpha), alpha the share of 1/dxyz^2 outside the coarsening
+/// direction (2/3 when the coefficients vary a lot), or red-black
+/// Gauss-Seidel (symmetric: red then black before, black then red after).
+/// With skip_relax (hypre's `skip`, on by default as in hypre), a level is
+/// relaxed only when its coarsening direction was coarsened before since
+/// the last relaxed level: after coarsening in a new direction, smoothing
+/// does little (the error is already smooth in it).
+///
+/// A Pfmg is a LinearOperator: apply(b, x) is one V-cycle from x = 0, so it
+/// preconditions CG (the cycle is symmetric) and GMRES; solve() iterates it
+/// as a stand-alone solver. Limits of this version: one box, no
+/// periodicity, stencils of reach 1 (up to 27 points), a nonzero diagonal;
+/// a symmetrically stored A is expanded to full storage at setup, and every
+/// level is stored in full.
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/solver/krylov.hpp"
+#include "strata/structured/matrix.hpp"
+
+namespace strata::structured {
+
+/// The pointwise smoother of PFMG.
+enum class PfmgRelaxation {
+  /// hypre's relax_type 1.
+  weighted_jacobi,
+  /// hypre's relax_type 2; an exact Gauss-Seidel sweep on 5/7-point stencils,
+  /// a colour-by-colour Jacobi on the wider coarse Galerkin stencils.
+  red_black_gauss_seidel,
+};
+
+/// "weighted_jacobi", "red_black_gauss_seidel".
+const char* to_string(PfmgRelaxation relaxation) noexcept;
+
+struct PfmgParams {
+  PfmgRelaxation relaxation = PfmgRelaxation::weighted_jacobi;
+  /// Sweeps before and after the coarse-grid correction (>= 0, not both 0).
+  int pre_sweeps = 1;
+  int post_sweeps = 1;
+  /// Skip relaxation where it does little (see the file comment).
+  bool skip_relax = true;
+  /// Upper bound on the number of levels; 0: coarsen down to one cell.
+  int max_levels = 0;
+  /// Jacobi weight for every level; 0: hypre's per-level weight.
+  double jacobi_weight = 0.0;
+};
+
+/// What the setup built on one level.
+struct PfmgLevel {
+  /// Cells per direction.
+  std::array<std::int64_t, 3> extent{};
+  /// Stencil entries of the level's matrix.
+  int stencil_size = 0;
+  /// Direction coarsened to reach the next level (-1 on the coarsest).
+  int coarsening_direction = -1;
+  /// Whether the level is relaxed (false: skipped).
+  bool relaxed = true;
+  /// Jacobi weight of the level (1 for Gauss-Seidel).
+  double weight = 1.0;
+};
+
+/// The PFMG hierarchy of a structured matrix.
+template <class T>
+class Pfmg final : public LinearOperator<T> {
+ public:
+  /// Builds the hierarchy on A's executor. Throws invalid_argument for a
+  /// stencil without a centre entry or reaching more than one cell, a zero
+  /// or non-finite diagonal (naming the cell) or bad parameters;
+  /// not_implemented for a periodic grid.
+  explicit Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params = {});
+  ~Pfmg() override;
+
+  size_type rows() const override;
+  size_type cols() const override;
+  const Executor& executor() const override;
+  /// x = one V-cycle applied to b from a zero initial guess (x, b plain
+  /// vectors of rows() values).
+  void apply(const Vector<T>& b, Vector<T>& x) const override;
+  std::string describe() const override;
+
+  /// One V-cycle from the x given (structured vectors on A's grid).
+  void cycle(const StructVector<T>& b, StructVector<T>& x) const;
+
+  /// Stand-alone PFMG: x <- x + V-cycle(b - A x) until the stopping test
+  /// of `params` holds (strata::solve_stationary on A).
+  SolveInfo solve(const Vector<T>& b, Vector<T>& x, const KrylovParams& params = {}) const;
+
+  int num_levels() const noexcept;
+  const PfmgLevel& level(int l) const;
+  /// The matrix of level l (0: A itself, or its full-storage copy).
+  const StructMatrix<T>& level_matrix(int l) const;
+  /// Interpolation weights (wl, wr over the fine cells of level l, l <
+  /// num_levels() - 1), for tests that check the Galerkin product.
+  std::pair<const Array<T>*, const Array<T>*> interpolation(int l) const;
+  /// Sum over levels of cells x stencil entries, divided by that of level 0.
+  double operator_complexity() const;
+  const PfmgParams& params() const noexcept;
+
+ private:
+  /// The V-cycle on the finest level's own vectors; `x_starts_at_zero`
+  /// lets it skip products with a zero x (a preconditioner's application).
+  void cycle_from(bool x_starts_at_zero) const;
+  struct Data;
+  std::unique_ptr<Data> data_;
+};
+
+}  // namespace strata::structured

@@ -1,0 +1,475 @@
+// PFMG setup and V-cycle (see strata/structured/pfmg.hpp for the algorithm
+// and hypre's pfmg_setup.c for the choices it follows).
+
+#include "strata/structured/pfmg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/structured/geometry.hpp"
+#include "kernels/structured/structured_kernels.hpp"
+
+namespace strata::structured {
+
+namespace ks = kernels::structured;
+
+const char* to_string(PfmgRelaxation relaxation) noexcept {
+  switch (relaxation) {
+    case PfmgRelaxation::weighted_jacobi: return "weighted_jacobi";
+    case PfmgRelaxation::red_black_gauss_seidel: return "red_black_gauss_seidel";
+  }
+  return "unknown";
+}
+
+template <class T>
+struct Pfmg<T>::Data {
+  PfmgParams params;
+  std::shared_ptr<const StructMatrix<T>> A0;
+  std::vector<PfmgLevel> info;
+  /// Matrices of levels 1..L-1 (level 0 is A0).
+  std::vector<StructMatrix<T>> coarse;
+  /// Interpolation weights of levels 0..L-2 (fine cells of the level).
+  std::vector<Array<T>> wl, wr;
+  /// Right-hand side, iterate and work vector of each level (ghosted).
+  mutable std::vector<StructVector<T>> b, x, t;
+
+  const StructMatrix<T>& matrix(int l) const {
+    return l == 0 ? *A0 : coarse[static_cast<std::size_t>(l - 1)];
+  }
+  int levels() const { return static_cast<int>(info.size()); }
+};
+
+namespace {
+
+/// Coarse stencil of the Galerkin product after semicoarsening in d (see
+/// galerkin_product in kernels/structured/structured_kernels.hpp): a fine
+/// cell i = 2I + a (a in {-1, 0, 1}) coupled by offset o reaches the fine
+/// cell 2I + a + o_d, which is coarse cell I + t/2 when t = a + o_d is
+/// even and interpolates from I + (t-1)/2 and I + (t+1)/2 when t is odd.
+Stencil galerkin_stencil(const Stencil& fine, int d) {
+  std::set<Index> offsets;
+  for (const Index& o : fine.offsets()) {
+    for (int a = -1; a <= 1; ++a) {
+      const auto t = a + o[d];
+      Index c = o;
+      if (t % 2 == 0) {
+        c[d] = t / 2;
+        offsets.insert(c);
+      } else {
+        c[d] = (t - 1) / 2;
+        offsets.insert(c);
+        c[d] = (t + 1) / 2;
+        offsets.insert(c);
+      }
+    }
+  }
+  // Centre first (the smoothers' diagonal), then lexicographic.
+  std::vector<Index> list{{0, 0, 0}};
+  for (const Index& o : offsets) {
+    if (o != Index{0, 0, 0}) list.push_back(o);
+  }
+  return Stencil(fine.ndim(), std::move(list));
+}
+
+ks::OffsetTable offset_table(const Stencil& stencil) {
+  ks::OffsetTable table{};
+  for (int& e : table.entry) e = -1;
+  for (int e = 0; e < stencil.size(); ++e) {
+    const Index& o = stencil.offset(e);
+    table.entry[(o[0] + 1) + 3 * (o[1] + 1) + 9 * (o[2] + 1)] = e;
+  }
+  return table;
+}
+
+/// Parity of the lower corner: the red-black colouring follows the global
+/// index (i + j + k), so it does not depend on where a box starts.
+int corner_parity(const Box& box) {
+  return static_cast<int>(((box.lower[0] + box.lower[1] + box.lower[2]) % 2 + 2) % 2);
+}
+
+}  // namespace
+
+template <class T>
+Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
+    : data_(std::make_unique<Data>()) {
+  const char* who = "Pfmg";
+  require(A != nullptr, "Pfmg: A must not be null");
+  require(params.pre_sweeps >= 0 && params.post_sweeps >= 0 &&
+              params.pre_sweeps + params.post_sweeps > 0,
+          "Pfmg: pre_sweeps and post_sweeps must be >= 0 and not both 0, got " +
+              std::to_string(params.pre_sweeps) + " and " + std::to_string(params.post_sweeps));
+  require(params.max_levels >= 0,
+          "Pfmg: max_levels must be >= 0 (0: no limit), got " + std::to_string(params.max_levels));
+  require(params.jacobi_weight >= 0 && params.jacobi_weight < 2 && std::isfinite(params.jacobi_weight),
+          "Pfmg: jacobi_weight must be in [0, 2) (0: hypre's per-level weight), got " +
+              std::to_string(params.jacobi_weight));
+  const StructGrid& grid = A->grid();
+  if (grid.any_periodic()) {
+    throw not_implemented("Pfmg: periodic grids are not implemented (periodic = " +
+                          std::to_string(grid.periodic(0)) + ", " +
+                          std::to_string(grid.periodic(1)) + ", " +
+                          std::to_string(grid.periodic(2)) + ")");
+  }
+  require(A->center_entry() >= 0, "Pfmg: the stencil has no centre entry (0, 0, 0)");
+  require(A->stencil().reach() <= 1, "Pfmg: the stencil reaches " +
+                                         std::to_string(A->stencil().reach()) +
+                                         " cells; PFMG takes stencils within [-1, 1]");
+  Data& D = *data_;
+  D.params = params;
+  // The setup and the smoothers read full stencils: a symmetrically stored
+  // A is expanded once (its coarse operators are stored in full anyway).
+  D.A0 = A->storage() == Storage::symmetric
+             ? std::make_shared<const StructMatrix<T>>(A->to_full())
+             : std::move(A);
+  const Executor& exec = D.A0->executor();
+  const int ndim = grid.ndim();
+
+  // 1. Coupling per direction on the finest matrix -> mesh spacings dxyz
+  //    (hypre's PFMGComputeDxyz), and whether the coefficients vary so much
+  //    that hypre's weight 2/3 is safer (dxyz_flag).
+  std::array<double, 3> dxyz{1.0, 1.0, 1.0};
+  bool varying = false;
+  {
+    const auto geo = detail::geometry(grid, 0);
+    const auto shape = detail::shape(D.A0->stencil());
+    const double cells = static_cast<double>(grid.points());
+    for (int d = 0; d < ndim; ++d) {
+      const auto sums = exec.visit([&](const auto& e) {
+        return ks::direction_coupling(e, geo, shape, D.A0->coefficients().data(), d);
+      });
+      const double mean = sums[0] / cells, square = sums[1] / cells;
+      if (square - mean * mean > 0.1 * mean * mean) varying = true;
+      // No coupling: as if infinitely far apart (never the strongest).
+      dxyz[d] = mean > 0 ? 1.0 / std::sqrt(mean) : std::numeric_limits<double>::max() / 4;
+    }
+  }
+
+  // 2. Levels: direction, relaxation flag and weight (hypre's loop).
+  Box cbox = grid.box();
+  std::array<bool, 3> coarsened{true, true, true};  // forces relaxation on the finest level
+  for (int l = 0;; ++l) {
+    PfmgLevel level;
+    for (int d = 0; d < 3; ++d) level.extent[d] = cbox.extent(d);
+    int cdir = -1;
+    double min_dxyz = std::numeric_limits<double>::max();
+    double alpha = 0.0;
+    for (int d = 0; d < ndim; ++d) {
+      // Ties within rounding go to the lower direction: the couplings are
+      // sums whose order differs between host and device, and a problem
+      // symmetric in its axes must get the same hierarchy on both.
+      if (cbox.extent(d) > 1 && dxyz[d] < min_dxyz * (1 - 1e-10)) {
+        min_dxyz = dxyz[d];
+        cdir = d;
+      }
+      alpha += 1.0 / (dxyz[d] * dxyz[d]);
+    }
+    double weight = 1.0;
+    if (cdir != -1) {
+      if (varying) {
+        weight = 2.0 / 3.0;
+      } else if (ndim > 1) {
+        double beta = 0.0;
+        for (int d = 0; d < ndim; ++d) {
+          if (d != cdir) beta += 1.0 / (dxyz[d] * dxyz[d]);
+        }
+        const double share = beta == alpha ? 0.0 : beta / alpha;
+        weight = 2.0 / (3.0 - share);
+      } else {
+        weight = 2.0 / 3.0;
+      }
+    }
+    if (params.max_levels > 0 && l == params.max_levels - 1) cdir = -1;
+    if (params.relaxation == PfmgRelaxation::red_black_gauss_seidel) weight = 1.0;
+    if (params.jacobi_weight > 0 && params.relaxation == PfmgRelaxation::weighted_jacobi) {
+      weight = params.jacobi_weight;
+    }
+    level.weight = weight;
+    level.coarsening_direction = cdir;
+    if (cdir == -1) {
+      level.relaxed = true;  // the coarsest level is always relaxed
+      D.info.push_back(level);
+      break;
+    }
+    if (coarsened[cdir]) {
+      // Coarsened in this direction since the last relaxed level: relax.
+      level.relaxed = true;
+      coarsened = {false, false, false};
+      coarsened[cdir] = true;
+    } else {
+      level.relaxed = false;
+      coarsened[cdir] = true;
+    }
+    if (!params.skip_relax) level.relaxed = true;
+    D.info.push_back(level);
+    dxyz[cdir] *= 2;
+    // Even fine cells become coarse cells: n -> (n + 1) / 2, from 0.
+    const auto n = cbox.extent(cdir);
+    cbox.lower = {0, 0, 0};
+    cbox.upper = {level.extent[0] - 1, level.extent[1] - 1, level.extent[2] - 1};
+    cbox.upper[cdir] = (n + 1) / 2 - 1;
+  }
+
+  // 3. Operators: interpolation weights and Galerkin coarse matrices.
+  const int L = D.levels();
+  for (int l = 0; l < L; ++l) {
+    const StructMatrix<T>& Al = D.matrix(l);
+    const auto geo = detail::geometry(Al.grid(), 0);
+    const int center = Al.center_entry();
+    const size_type bad = exec.visit([&](const auto& e) {
+      return ks::bad_diagonal(e, geo, Al.coefficients().data(), center);
+    });
+    if (bad >= 0) {
+      throw invalid_argument(std::string(who) + ": the diagonal of level " + std::to_string(l) +
+                             " is zero or not finite at cell " + std::to_string(bad) +
+                             " (x fastest); PFMG's smoothers divide by it");
+    }
+    // A 2D grid keeps no z ghosts; ghost width 1 covers reach-1 stencils.
+    D.b.emplace_back(exec, Al.grid(), 1);
+    D.x.emplace_back(exec, Al.grid(), 1);
+    D.t.emplace_back(exec, Al.grid(), 1);
+    if (l == L - 1) break;
+    const int cdir = D.info[static_cast<std::size_t>(l)].coarsening_direction;
+    Array<T> wl(exec, geo.points()), wr(exec, geo.points());
+    exec.visit([&](const auto& e) {
+      ks::interpolation_weights(e, geo, detail::shape(Al.stencil()), Al.coefficients().data(),
+                                cdir, wl.data(), wr.data());
+    });
+    const auto& next = D.info[static_cast<std::size_t>(l + 1)];
+    StructGrid cgrid = StructGrid::from_extents(ndim, next.extent);
+    Stencil cstencil = galerkin_stencil(Al.stencil(), cdir);
+    StructMatrix<T> Ac(exec, std::move(cgrid), cstencil);
+    const auto cgeo = detail::geometry(Ac.grid(), 0);
+    exec.visit([&](const auto& e) {
+      ks::galerkin_product(e, geo, cgeo, cdir, detail::shape(Al.stencil()),
+                           Al.coefficients().data(), wl.data(), wr.data(), offset_table(cstencil),
+                           cstencil.size(), Ac.coefficients().data());
+    });
+    D.wl.push_back(std::move(wl));
+    D.wr.push_back(std::move(wr));
+    D.coarse.push_back(std::move(Ac));
+    D.info[static_cast<std::size_t>(l + 1)].stencil_size = cstencil.size();
+  }
+  D.info[0].stencil_size = D.A0->stencil().size();
+}
+
+template <class T>
+Pfmg<T>::~Pfmg() = default;
+
+template <class T>
+size_type Pfmg<T>::rows() const {
+  return data_->A0->grid().points();
+}
+template <class T>
+size_type Pfmg<T>::cols() const {
+  return rows();
+}
+template <class T>
+const Executor& Pfmg<T>::executor() const {
+  return data_->A0->executor();
+}
+template <class T>
+int Pfmg<T>::num_levels() const noexcept {
+  return data_->levels();
+}
+template <class T>
+const PfmgParams& Pfmg<T>::params() const noexcept {
+  return data_->params;
+}
+
+template <class T>
+const PfmgLevel& Pfmg<T>::level(int l) const {
+  require(l >= 0 && l < num_levels(), "Pfmg::level: l = " + std::to_string(l) + " is not in [0, " +
+                                          std::to_string(num_levels()) + ")");
+  return data_->info[static_cast<std::size_t>(l)];
+}
+
+template <class T>
+const StructMatrix<T>& Pfmg<T>::level_matrix(int l) const {
+  level(l);  // checks l
+  return data_->matrix(l);
+}
+
+template <class T>
+std::pair<const Array<T>*, const Array<T>*> Pfmg<T>::interpolation(int l) const {
+  require(l >= 0 && l + 1 < num_levels(), "Pfmg::interpolation: l = " + std::to_string(l) +
+                                              " is not in [0, " + std::to_string(num_levels() - 1) +
+                                              ")");
+  return {&data_->wl[static_cast<std::size_t>(l)], &data_->wr[static_cast<std::size_t>(l)]};
+}
+
+template <class T>
+double Pfmg<T>::operator_complexity() const {
+  double total = 0;
+  for (int l = 0; l < num_levels(); ++l) {
+    const auto& A = data_->matrix(l);
+    total += static_cast<double>(A.grid().points()) * A.stencil().size();
+  }
+  const auto& A0 = *data_->A0;
+  return total / (static_cast<double>(A0.grid().points()) * A0.stencil().size());
+}
+
+template <class T>
+std::string Pfmg<T>::describe() const {
+  return "PFMG(" + std::to_string(num_levels()) + " levels, " + to_string(data_->params.relaxation) +
+         ", skip=" + (data_->params.skip_relax ? "on" : "off") + ")";
+}
+
+namespace {
+
+/// `sweeps` sweeps of the level's smoother on A x = b; `forward` picks the
+/// red-black order (red first before the correction, black first after it,
+/// so that the V-cycle is symmetric).
+template <class T>
+void relax(const StructMatrix<T>& A, const StructVector<T>& b, StructVector<T>& x,
+           StructVector<T>& t, const PfmgParams& params, double weight, int sweeps, bool forward) {
+  const auto geo = detail::geometry(A.grid(), x.ghost_width());
+  const auto shape = detail::shape(A.stencil());
+  const int center = A.center_entry();
+  const int parity = corner_parity(A.grid().box());
+  A.executor().visit([&](const auto& e) {
+    for (int s = 0; s < sweeps; ++s) {
+      if (params.relaxation == PfmgRelaxation::weighted_jacobi) {
+        // One pass into t, then t and x trade storage (their ghosts are
+        // both zero: PFMG's grids are not periodic).
+        ks::jacobi_sweep(e, geo, shape, A.coefficients().data(), center, T(weight),
+                         b.data().data(), x.data().data(), t.data().data());
+        std::swap(x.data(), t.data());
+      } else {
+        for (int c = 0; c < 2; ++c) {
+          const int colour = forward ? c : 1 - c;
+          ks::relax_correction(e, geo, shape, A.coefficients().data(), center, T{1},
+                               b.data().data(), x.data().data(), t.data().data(), colour, parity);
+          ks::add_correction(e, geo, t.data().data(), x.data().data(), colour, parity);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+template <class T>
+void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
+  Data& D = *data_;
+  const char* who = "Pfmg::cycle";
+  check_location(executor(), b.executor(), "b", who);
+  check_location(executor(), x.executor(), "x", who);
+  require(b.grid() == D.A0->grid() && x.grid() == D.A0->grid(),
+          std::string(who) + ": b and x must be on A's grid " + to_string(D.A0->grid().box()));
+  // Level 0 works on copies with PFMG's ghost width, so the caller's
+  // vectors may have any ghost width.
+  const Box& box = D.A0->grid().box();
+  if (&b != &D.b[0] || &x != &D.x[0]) {
+    Array<T> cells(executor(), box.volume());
+    b.get_box_values(box, cells);
+    D.b[0].set_box_values(box, cells);
+    x.get_box_values(box, cells);
+    D.x[0].set_box_values(box, cells);
+  }
+  cycle_from(false);
+  if (&x != &D.x[0]) {
+    Array<T> cells(executor(), box.volume());
+    D.x[0].get_box_values(box, cells);
+    x.set_box_values(box, cells);
+  }
+}
+
+template <class T>
+void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
+  Data& D = *data_;
+  const int L = D.levels();
+  bool x_is_zero = x_starts_at_zero;
+  for (int l = 0; l < L; ++l) {
+    const auto& info = D.info[static_cast<std::size_t>(l)];
+    const StructMatrix<T>& A = D.matrix(l);
+    if (l == L - 1) {
+      // Coarsest: one cell in every direction unless max_levels stopped
+      // earlier; the sweeps of both halves of the cycle, in the order of
+      // each half, so that the cycle stays symmetric.
+      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
+      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps, false);
+      break;
+    }
+    if (info.relaxed && D.params.pre_sweeps > 0) {
+      int sweeps = D.params.pre_sweeps;
+      if (x_is_zero && D.params.relaxation == PfmgRelaxation::weighted_jacobi) {
+        // From x = 0 the first sweep is x = w b / diag: no product.
+        const auto geo = detail::geometry(A.grid(), 1);
+        executor().visit([&](const auto& e) {
+          ks::jacobi_from_zero(e, geo, A.coefficients().data(), A.center_entry(), T(info.weight),
+                               D.b[l].data().data(), D.x[l].data().data());
+        });
+        --sweeps;
+      }
+      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, sweeps, true);
+      x_is_zero = false;
+    }
+    // Residual, restricted by P^T. A skipped level below the finest starts
+    // from x = 0, where the residual is b itself: no product needed.
+    const StructVector<T>* r = &D.b[l];
+    if (!x_is_zero) {
+      residual(A, D.b[l], D.x[l], D.t[l]);
+      r = &D.t[l];
+    }
+    const auto fine = detail::geometry(A.grid(), 1);
+    const auto coarse = detail::geometry(D.matrix(l + 1).grid(), 1);
+    executor().visit([&](const auto& e) {
+      ks::restrict_by_stencil(e, fine, coarse, info.coarsening_direction,
+                              D.wl[static_cast<std::size_t>(l)].data(),
+                              D.wr[static_cast<std::size_t>(l)].data(), r->data().data(),
+                              D.b[l + 1].data().data());
+    });
+    D.x[l + 1].fill(T{0});
+    x_is_zero = true;
+  }
+  for (int l = L - 2; l >= 0; --l) {
+    const auto& info = D.info[static_cast<std::size_t>(l)];
+    const auto fine = detail::geometry(D.matrix(l).grid(), 1);
+    const auto coarse = detail::geometry(D.matrix(l + 1).grid(), 1);
+    executor().visit([&](const auto& e) {
+      ks::interpolate_add(e, fine, coarse, info.coarsening_direction,
+                          D.wl[static_cast<std::size_t>(l)].data(),
+                          D.wr[static_cast<std::size_t>(l)].data(), D.x[l + 1].data().data(),
+                          D.x[l].data().data());
+    });
+    if (info.relaxed) {
+      relax(D.matrix(l), D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps,
+            false);
+    }
+  }
+}
+
+template <class T>
+void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
+  Data& D = *data_;
+  D.b[0].copy_from(b);  // checks b
+  const char* who = "Pfmg::apply";
+  check_location(executor(), x.executor(), "x", who);
+  if (x.size() != rows()) {
+    throw dimension_mismatch(std::string(who) + ": x has " + std::to_string(x.size()) +
+                             " entries, expected " + std::to_string(rows()));
+  }
+  // From x = 0: the finest level's first Jacobi sweep writes every cell
+  // of x (when the finest level is not also the coarsest, which relaxes
+  // from the x it has); otherwise x must be zeroed first.
+  if (D.params.relaxation != PfmgRelaxation::weighted_jacobi || D.params.pre_sweeps == 0 ||
+      D.levels() == 1) {
+    D.x[0].fill(T{0});
+  }
+  cycle_from(true);
+  D.x[0].copy_to(x);
+}
+
+template <class T>
+SolveInfo Pfmg<T>::solve(const Vector<T>& b, Vector<T>& x, const KrylovParams& params) const {
+  const StructOperator<T> A(data_->A0);
+  return solve_stationary(params, A, b, x, *this);
+}
+
+template class Pfmg<double>;
+
+}  // namespace strata::structured

@@ -1,0 +1,206 @@
+#pragma once
+// Kernel contract of the structured interface and PFMG. Every kernel is a
+// box loop (box_loop.hpp); arrays are in the executor's memory.
+//
+// Conventions: a "ghosted" array is stored over its box grown by `g` cells
+// on each side of the directions the grid has (Geometry::g), a "compact"
+// array over the box itself. Matrix coefficients are compact and
+// entry-major: coefficient e of cell p is coef[e * points + p].
+
+#include <array>
+
+#include "kernels/structured/box_loop.hpp"
+#include "strata/core/executor.hpp"
+#include "strata/core/types.hpp"
+
+namespace strata::kernels::structured {
+
+inline constexpr int max_entries = 64;
+
+/// The cells of one box and the ghost width of its vectors.
+struct Geometry {
+  /// Cells per direction.
+  size_type n[3];
+  /// Ghost layers per direction (0 in z for 2D).
+  size_type g[3];
+  STRATA_HD size_type points() const { return n[0] * n[1] * n[2]; }
+  STRATA_HD size_type ghosted(int d) const { return n[d] + 2 * g[d]; }
+  /// Index of cell (i, j, k) in a ghosted array.
+  STRATA_HD size_type gidx(size_type i, size_type j, size_type k) const {
+    return (i + g[0]) + ghosted(0) * ((j + g[1]) + ghosted(1) * (k + g[2]));
+  }
+  /// Index of cell (i, j, k) in a compact array.
+  STRATA_HD size_type cidx(size_type i, size_type j, size_type k) const {
+    return i + n[0] * (j + n[1] * k);
+  }
+  STRATA_HD bool inside(size_type i, size_type j, size_type k) const {
+    return i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2];
+  }
+  Extent extent() const { return {{n[0], n[1], n[2]}}; }
+};
+
+/// Stencil offsets as a kernel argument (passed by value).
+struct Shape {
+  int size;
+  int o[max_entries][3];
+};
+
+/// Fixed-size table from an offset with components in [-1, 1] to a stencil
+/// entry (-1: none): table[(ox + 1) + 3 (oy + 1) + 9 (oz + 1)].
+struct OffsetTable {
+  int entry[27];
+};
+
+/// dst(p) = src(p) (add: dst(p) += src(p)) over `extent`.
+template <class Exec, class T>
+void copy_box(const Exec& exec, Extent extent, BoxLayout dst_layout, T* dst, BoxLayout src_layout,
+              const T* src, bool add);
+
+/// dst(p) = value over `extent`.
+template <class Exec, class T>
+void fill_box(const Exec& exec, Extent extent, BoxLayout layout, T* dst, T value);
+
+/// Ghost cells of a ghosted array in the directions with periodic[d] take
+/// their periodic image; other ghosts are left as they are.
+template <class Exec, class T>
+void periodic_ghosts(const Exec& exec, Geometry geo, std::array<bool, 3> periodic, T* data);
+
+/// y = alpha (A x) + beta z over the cells, A given by `shape` and
+/// coefficients; x ghosted, z and y in their own layouts (z unread when
+/// beta == 0; z may be y).
+template <class Exec, class T>
+void stencil_product(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, T alpha,
+                     const T* x, T beta, const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout);
+
+/// y = A x with x and y compact (no ghosts): neighbours outside a
+/// non-periodic boundary are skipped, periodic ones wrapped. What a Krylov
+/// method's product needs, without first copying x into a ghosted array.
+template <class Exec, class T>
+void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                             std::array<bool, 3> periodic, const T* x, T* y);
+
+/// The product of a symmetrically stored matrix (strata::structured::Storage
+/// ::symmetric): y = alpha (A x) + beta z with
+/// (A x)(p) = sum_s c_s(p) x(p + o_s) + sum_{s != center} c_s(p - o_s) x(p - o_s),
+/// neighbours outside a non-periodic boundary skipped, periodic ones
+/// wrapped. x is stored over the cells grown by x_geo.g ghosts (0: plain);
+/// z and y in their layouts (z unread when beta == 0).
+template <class Exec, class T>
+void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int center,
+                       const T* coef, std::array<bool, 3> periodic, T alpha, const T* x, T beta,
+                       const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout);
+
+/// Full storage of a symmetric matrix: entries [0, shape.size) copied, then
+/// for the k-th stored entry s != center (in order), entry shape.size + k
+/// with offset -o_s: coef_full at p = c_s(p - o_s), 0 outside the grid.
+template <class Exec, class T>
+void expand_symmetric(const Exec& exec, Geometry geo, const Shape& shape, int center,
+                      std::array<bool, 3> periodic, const T* coef, T* coef_full);
+
+/// x = omega b / a_center over the cells: a Jacobi sweep from x = 0 (no
+/// product needed); ghosted arrays.
+template <class Exec, class T>
+void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center, T omega,
+                      const T* b, T* x);
+
+/// t(p) = omega (b - A x)(p) / a_center(p) at the cells of colour `colour`
+/// ((i + j + k + parity) mod 2; -1: all cells); b, x, t ghosted. Returns
+/// nothing; a zero diagonal was excluded at setup.
+template <class Exec, class T>
+void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                      int center, T omega, const T* b, const T* x, T* t, int colour, int parity);
+
+/// One weighted Jacobi sweep into separate storage:
+/// x_new = x + omega (b - A x) / a_center over the cells (ghosted arrays;
+/// x_new's ghosts are not written).
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, int center,
+                  T omega, const T* b, const T* x, T* x_new);
+
+/// x(p) += t(p) at the cells of `colour` (-1: all); ghosted arrays.
+template <class Exec, class T>
+void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour, int parity);
+
+/// PFMG interpolation weights in direction d, from the stencil collapsed
+/// onto that direction: at every fine cell, with c = sum of the
+/// coefficients whose offset has no d component, wl = -(sum with offset
+/// -1 in d) / c and wr = -(sum with +1 in d) / c (coefficients reaching
+/// outside the grid count as zero). Where c is zero or not finite, wl = wr
+/// = 0 (such a cell takes nothing from the coarse grid; no reduction, so
+/// the setup does not wait for the device here).
+template <class Exec, class T>
+void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
+                           int d, T* wl, T* wr);
+
+/// Coarse cell I <-> fine cell 2 I in direction d (the same cell in the
+/// others). r_c(I) = r_f(2I) + wr(2I-1) r_f(2I-1) + wl(2I+1) r_f(2I+1)
+/// (terms outside the fine box dropped): restriction by P^T. r_f and r_c
+/// ghosted, weights compact on the fine box.
+template <class Exec, class T>
+void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
+                         const T* wr, const T* r_f, T* r_c);
+
+/// x_f += P e_c: x_f(2I) += e_c(I); x_f(2I+1) += wl e_c(I) + wr e_c(I+1)
+/// (a coarse cell outside the coarse box contributes nothing).
+template <class Exec, class T>
+void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
+                     const T* wr, const T* e_c, T* x_f);
+
+/// The Galerkin coarse operator P^T A P computed on stencils: for each coarse
+/// cell I, the sum over the fine cells i in {2I-1, 2I, 2I+1} (weight 1, or
+/// P's weight of i towards I), the fine entries s with j = i + o_s inside
+/// the fine box, and the coarse cells J that j interpolates from, of
+/// R(I, i) a_s(i) P(j, J), added to the coarse entry of offset J - I.
+/// Fine offsets within [-1, 1]; `coarse_table` maps every offset that
+/// occurs to a coarse entry.
+template <class Exec, class T>
+void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d, const Shape& fine_shape,
+                      const T* fine_coef, const T* wl, const T* wr, OffsetTable coarse_table,
+                      int coarse_entries, T* coarse_coef);
+
+/// Sums over the cells of -(sum of the coefficients whose offset has a
+/// nonzero d component and reaches a cell inside the grid), and of its
+/// square: the coupling strength in direction d (PFMG's choice of the
+/// coarsening direction).
+template <class Exec, class T>
+std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
+                                    const T* coef, int d);
+
+/// Smallest (and first) cell whose coefficient `center` is zero or not
+/// finite, -1 when none.
+template <class Exec, class T>
+size_type bad_diagonal(const Exec& exec, Geometry geo, const T* coef, int center);
+
+/// Entries per CSR row of a structured matrix: the entries reaching a cell
+/// inside the grid (after wrapping periodic directions).
+template <class Exec>
+void csr_row_counts(const Exec& exec, Geometry geo, const Shape& shape,
+                    std::array<bool, 3> periodic, offset_type* counts);
+
+/// Matrix entry of each entry of a reordered Shape.
+struct EntryMap {
+  int e[max_entries];
+};
+
+/// Fills columns and values of the CSR rows (row_ptr from the counts),
+/// entries in the order of `shape` (order.e[k] is the matrix entry whose
+/// offset is shape entry k).
+template <class Exec, class T>
+void csr_fill(const Exec& exec, Geometry geo, const Shape& shape, EntryMap order,
+              std::array<bool, 3> periodic, const T* coef, const offset_type* row_ptr,
+              index_type* col, T* values);
+
+/// 7-point (5-point when geo.n[2] == 1 and `three_d` is false) constant
+/// anisotropic coefficients: centre 2 sum c_d, -c_d towards the neighbours
+/// inside the grid, 0 towards outside. Entries in Stencil::seven_point /
+/// five_point order.
+template <class Exec, class T>
+void anisotropic_coefficients(const Exec& exec, Geometry geo, bool three_d, std::array<T, 3> c,
+                              T* coef);
+
+/// gallery::jumps3d's finite-volume coefficients in seven_point order.
+template <class Exec, class T>
+void jumps_coefficients(const Exec& exec, Geometry geo, T contrast, int inclusions_per_dim,
+                        T* coef);
+
+}  // namespace strata::kernels::structured

@@ -1,0 +1,550 @@
+// Single-source bodies of structured_kernels.hpp: every loop is a box loop,
+// compiled by the host compiler for HostExec and by nvcc for CudaExec.
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/base/hd.hpp"
+#include "kernels/structured/box_loop.hpp"
+#include "kernels/structured/structured_kernels.hpp"
+
+namespace strata::kernels::structured {
+
+namespace detail {
+STRATA_HD inline size_type wrap(size_type c, size_type n) {
+  const size_type r = c % n;
+  return r < 0 ? r + n : r;
+}
+/// Whether (i, j, k) + offset o stays in the box (non-periodic grid).
+STRATA_HD inline bool reaches_inside(const Geometry& geo, size_type i, size_type j, size_type k,
+                                     const int* o) {
+  return geo.inside(i + o[0], j + o[1], k + o[2]);
+}
+STRATA_HD inline bool in_colour(size_type i, size_type j, size_type k, int colour, int parity) {
+  return colour < 0 || ((i + j + k + parity) & 1) == colour;
+}
+/// Offsets of the stencil entries in a ghosted array, by value into the
+/// kernels (a type at namespace scope: nvcc's extended lambdas cannot
+/// capture one local to a function).
+struct EntryOffsets {
+  size_type d[max_entries];
+};
+/// Offset of stencil entry e in a ghosted array of geo.
+STRATA_HD inline size_type ghosted_offset(const Geometry& geo, const int* o) {
+  return o[0] + geo.ghosted(0) * (o[1] + geo.ghosted(1) * o[2]);
+}
+}  // namespace detail
+
+template <class Exec, class T>
+void copy_box(const Exec& exec, Extent extent, BoxLayout dst_layout, T* dst, BoxLayout src_layout,
+              const T* src, bool add) {
+  if (add) {
+    box_loop(
+        exec, extent,
+        [=] STRATA_HD(size_type, size_type, size_type, size_type d, size_type s) { dst[d] += src[s]; },
+        dst_layout, src_layout);
+  } else {
+    box_loop(
+        exec, extent,
+        [=] STRATA_HD(size_type, size_type, size_type, size_type d, size_type s) { dst[d] = src[s]; },
+        dst_layout, src_layout);
+  }
+}
+
+template <class Exec, class T>
+void fill_box(const Exec& exec, Extent extent, BoxLayout layout, T* dst, T value) {
+  box_loop(
+      exec, extent, [=] STRATA_HD(size_type, size_type, size_type, size_type d) { dst[d] = value; },
+      layout);
+}
+
+template <class Exec, class T>
+void periodic_ghosts(const Exec& exec, Geometry geo, std::array<bool, 3> periodic, T* data) {
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  const Extent all{{geo.ghosted(0), geo.ghosted(1), geo.ghosted(2)}};
+  const size_type dims[3] = {geo.ghosted(0), geo.ghosted(1), geo.ghosted(2)};
+  const size_type zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  box_loop(
+      exec, all,
+      [=] STRATA_HD(size_type a, size_type b, size_type c, size_type here) {
+        size_type i = a - geo.g[0], j = b - geo.g[1], k = c - geo.g[2];
+        if (geo.inside(i, j, k)) return;  // interior: nothing to do
+        if (p0) i = detail::wrap(i, geo.n[0]);
+        if (p1) j = detail::wrap(j, geo.n[1]);
+        if (p2) k = detail::wrap(k, geo.n[2]);
+        // A ghost beyond a non-periodic boundary stays as it is (zero).
+        if (geo.inside(i, j, k)) data[here] = data[geo.gidx(i, j, k)];
+      },
+      layout_of(dims, zero, one));
+}
+
+template <class Exec, class T>
+void stencil_product(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, T alpha,
+                     const T* x, T beta, const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout) {
+  const int entries = shape.size;
+  // Each entry's offset in x's ghosted array, computed once: the loop body
+  // is then a plain sum over the entries, with no boundary tests (the
+  // ghosts hold the boundary values).
+  detail::EntryOffsets offsets;
+  for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
+  const size_type points = geo.points();
+  const size_type cdims[3] = {geo.n[0], geo.n[1], geo.n[2]};
+  const size_type gdims[3] = {geo.ghosted(0), geo.ghosted(1), geo.ghosted(2)};
+  const size_type zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  const size_type gstart[3] = {geo.g[0], geo.g[1], geo.g[2]};
+  const BoxLayout c_layout = layout_of(cdims, zero, one);
+  const BoxLayout x_layout = layout_of(gdims, gstart, one);
+  if (beta == T{0}) {
+    box_loop(
+        exec, geo.extent(),
+        [=] STRATA_HD(size_type, size_type, size_type, size_type p, size_type xi, size_type yi) {
+          T acc{0};
+          for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[xi + offsets.d[e]];
+          y[yi] = alpha * acc;
+        },
+        c_layout, x_layout, y_layout);
+  } else {
+    box_loop(
+        exec, geo.extent(),
+        [=] STRATA_HD(size_type, size_type, size_type, size_type p, size_type xi, size_type zi,
+                      size_type yi) {
+          T acc{0};
+          for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[xi + offsets.d[e]];
+          y[yi] = alpha * acc + beta * z[zi];
+        },
+        c_layout, x_layout, z_layout, y_layout);
+  }
+}
+
+template <class Exec, class T>
+void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                             std::array<bool, 3> periodic, const T* x, T* y) {
+  const Shape s = shape;
+  const size_type points = geo.points();
+  // Cells at least `reach` away from every face (most of them) read their
+  // neighbours at fixed offsets, as with ghosts; only the others test each
+  // neighbour (and wrap it in a periodic direction).
+  size_type reach[3] = {0, 0, 0};
+  detail::EntryOffsets offsets;
+  for (int e = 0; e < s.size; ++e) {
+    for (int d = 0; d < 3; ++d) {
+      const size_type r = s.o[e][d] < 0 ? -s.o[e][d] : s.o[e][d];
+      reach[d] = r > reach[d] ? r : reach[d];
+    }
+    offsets.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+  }
+  const size_type r0 = reach[0], r1 = reach[1], r2 = reach[2];
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    T acc{0};
+    if (i >= r0 && i < geo.n[0] - r0 && j >= r1 && j < geo.n[1] - r1 && k >= r2 &&
+        k < geo.n[2] - r2) {
+      for (int e = 0; e < s.size; ++e) acc += coef[e * points + p] * x[p + offsets.d[e]];
+    } else {
+      for (int e = 0; e < s.size; ++e) {
+        size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+        if (p0) a = detail::wrap(a, geo.n[0]);
+        if (p1) b = detail::wrap(b, geo.n[1]);
+        if (p2) c = detail::wrap(c, geo.n[2]);
+        if (geo.inside(a, b, c)) acc += coef[e * points + p] * x[geo.cidx(a, b, c)];
+      }
+    }
+    y[p] = acc;
+  });
+}
+
+namespace detail {
+/// Cell (a, b, c) wrapped in the periodic directions; false when it lies
+/// outside the grid in another direction.
+STRATA_HD inline bool locate(const Geometry& geo, bool p0, bool p1, bool p2, size_type& a,
+                             size_type& b, size_type& c) {
+  if (p0) a = wrap(a, geo.n[0]);
+  if (p1) b = wrap(b, geo.n[1]);
+  if (p2) c = wrap(c, geo.n[2]);
+  return geo.inside(a, b, c);
+}
+}  // namespace detail
+
+template <class Exec, class T>
+void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int center,
+                       const T* coef, std::array<bool, 3> periodic, T alpha, const T* x, T beta,
+                       const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout) {
+  const Shape s = shape;
+  const Geometry geo = x_geo;
+  const size_type points = geo.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  // Away from the faces (most cells) both neighbours and the coefficient
+  // of the mirrored entry sit at fixed offsets; only cells near a face
+  // test and wrap.
+  size_type reach[3] = {0, 0, 0};
+  detail::EntryOffsets x_off, c_off;
+  for (int e = 0; e < s.size; ++e) {
+    for (int d = 0; d < 3; ++d) {
+      const size_type r = s.o[e][d] < 0 ? -s.o[e][d] : s.o[e][d];
+      reach[d] = r > reach[d] ? r : reach[d];
+    }
+    x_off.d[e] = detail::ghosted_offset(geo, s.o[e]);
+    c_off.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+  }
+  const size_type r0 = reach[0], r1 = reach[1], r2 = reach[2];
+  box_loop(
+      exec, geo.extent(),
+      [=] STRATA_HD(size_type i, size_type j, size_type k, size_type zi, size_type yi) {
+        const size_type p = geo.cidx(i, j, k);
+        T acc{0};
+        if (i >= r0 && i < geo.n[0] - r0 && j >= r1 && j < geo.n[1] - r1 && k >= r2 &&
+            k < geo.n[2] - r2) {
+          const size_type g = geo.gidx(i, j, k);
+          for (int e = 0; e < s.size; ++e) {
+            acc += coef[e * points + p] * x[g + x_off.d[e]];
+            if (e != center) acc += coef[e * points + p - c_off.d[e]] * x[g - x_off.d[e]];
+          }
+          y[yi] = beta == T{0} ? alpha * acc : alpha * acc + beta * z[zi];
+          return;
+        }
+        for (int e = 0; e < s.size; ++e) {
+          // a(p, p + o) = c_e(p).
+          size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+          if (detail::locate(geo, p0, p1, p2, a, b, c)) {
+            acc += coef[e * points + p] * x[geo.gidx(a, b, c)];
+          }
+          if (e == center) continue;
+          // a(p, p - o) = a(p - o, p) = c_e(p - o).
+          a = i - s.o[e][0];
+          b = j - s.o[e][1];
+          c = k - s.o[e][2];
+          if (detail::locate(geo, p0, p1, p2, a, b, c)) {
+            acc += coef[e * points + geo.cidx(a, b, c)] * x[geo.gidx(a, b, c)];
+          }
+        }
+        y[yi] = beta == T{0} ? alpha * acc : alpha * acc + beta * z[zi];
+      },
+      z_layout, y_layout);
+}
+
+template <class Exec, class T>
+void expand_symmetric(const Exec& exec, Geometry geo, const Shape& shape, int center,
+                      std::array<bool, 3> periodic, const T* coef, T* coef_full) {
+  const Shape s = shape;
+  const size_type points = geo.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    int next = s.size;
+    for (int e = 0; e < s.size; ++e) {
+      coef_full[e * points + p] = coef[e * points + p];
+      if (e == center) continue;
+      size_type a = i - s.o[e][0], b = j - s.o[e][1], c = k - s.o[e][2];
+      coef_full[next * points + p] =
+          detail::locate(geo, p0, p1, p2, a, b, c) ? coef[e * points + geo.cidx(a, b, c)] : T{0};
+      ++next;
+    }
+  });
+}
+
+template <class Exec, class T>
+void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center, T omega,
+                      const T* b, T* x) {
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type g = geo.gidx(i, j, k);
+    x[g] = omega * b[g] / coef[center * points + geo.cidx(i, j, k)];
+  });
+}
+
+template <class Exec, class T>
+void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                      int center, T omega, const T* b, const T* x, T* t, int colour, int parity) {
+  const int entries = shape.size;
+  detail::EntryOffsets offsets;
+  for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    if (!detail::in_colour(i, j, k, colour, parity)) return;
+    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
+    T acc{0};
+    for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[g + offsets.d[e]];
+    t[g] = omega * (b[g] - acc) / coef[center * points + p];
+  });
+}
+
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, int center,
+                  T omega, const T* b, const T* x, T* x_new) {
+  const int entries = shape.size;
+  detail::EntryOffsets offsets;
+  for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
+    T acc{0};
+    for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[g + offsets.d[e]];
+    x_new[g] = x[g] + omega * (b[g] - acc) / coef[center * points + p];
+  });
+}
+
+template <class Exec, class T>
+void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour, int parity) {
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    if (!detail::in_colour(i, j, k, colour, parity)) return;
+    const size_type g = geo.gidx(i, j, k);
+    x[g] += t[g];
+  });
+}
+
+template <class Exec, class T>
+void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
+                           int d, T* wl, T* wr) {
+  const Shape s = shape;
+  const size_type points = fine.points();
+  box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    T c{0}, left{0}, right{0};
+    const size_type p = fine.cidx(i, j, k);
+    for (int e = 0; e < s.size; ++e) {
+      if (!detail::reaches_inside(fine, i, j, k, s.o[e])) continue;
+      const T a = coef[e * points + p];
+      if (s.o[e][d] == 0) c += a;
+      else if (s.o[e][d] < 0) left += a;
+      else right += a;
+    }
+    const bool usable = c != T{0} && c - c == T{0};
+    wl[p] = usable ? -left / c : T{0};
+    wr[p] = usable ? -right / c : T{0};
+  });
+}
+
+template <class Exec, class T>
+void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
+                         const T* wr, const T* r_f, T* r_c) {
+  box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
+    size_type f[3] = {I, J, K};
+    f[d] *= 2;
+    T acc = r_f[fine.gidx(f[0], f[1], f[2])];
+    size_type m[3] = {f[0], f[1], f[2]}, q[3] = {f[0], f[1], f[2]};
+    m[d] -= 1;
+    q[d] += 1;
+    if (m[d] >= 0) acc += wr[fine.cidx(m[0], m[1], m[2])] * r_f[fine.gidx(m[0], m[1], m[2])];
+    if (q[d] < fine.n[d]) acc += wl[fine.cidx(q[0], q[1], q[2])] * r_f[fine.gidx(q[0], q[1], q[2])];
+    r_c[coarse.gidx(I, J, K)] = acc;
+  });
+}
+
+template <class Exec, class T>
+void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
+                     const T* wr, const T* e_c, T* x_f) {
+  box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    size_type c[3] = {i, j, k};
+    const size_type f = c[d];
+    c[d] = f / 2;
+    T v;
+    if (f % 2 == 0) {
+      v = e_c[coarse.gidx(c[0], c[1], c[2])];
+    } else {
+      const size_type p = fine.cidx(i, j, k);
+      v = wl[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
+      c[d] += 1;
+      if (c[d] < coarse.n[d]) v += wr[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
+    }
+    x_f[fine.gidx(i, j, k)] += v;
+  });
+}
+
+template <class Exec, class T>
+void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
+                      const Shape& fine_shape, const T* fine_coef, const T* wl, const T* wr,
+                      OffsetTable coarse_table, int coarse_entries, T* coarse_coef) {
+  const Shape s = fine_shape;
+  const size_type fine_points = fine.points(), coarse_points = coarse.points();
+  box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
+    T acc[27];
+    for (int e = 0; e < 27; ++e) acc[e] = T{0};
+    const size_type C[3] = {I, J, K};
+    for (int a = -1; a <= 1; ++a) {
+      // Fine cell i = 2I + a (in d) and R(I, i) = P(i, I).
+      size_type fi[3] = {I, J, K};
+      fi[d] = 2 * C[d] + a;
+      if (fi[d] < 0 || fi[d] >= fine.n[d]) continue;
+      const size_type pi = fine.cidx(fi[0], fi[1], fi[2]);
+      const T r = a == 0 ? T{1} : (a < 0 ? wr[pi] : wl[pi]);
+      if (r == T{0}) continue;
+      for (int e = 0; e < s.size; ++e) {
+        const size_type fj[3] = {fi[0] + s.o[e][0], fi[1] + s.o[e][1], fi[2] + s.o[e][2]};
+        if (!fine.inside(fj[0], fj[1], fj[2])) continue;
+        const T ra = r * fine_coef[e * fine_points + pi];
+        // Coarse cells that fine cell j interpolates from, with P(j, J).
+        int off[3] = {s.o[e][0], s.o[e][1], s.o[e][2]};
+        const size_type jd = fj[d];
+        if (jd % 2 == 0) {
+          off[d] = static_cast<int>(jd / 2 - C[d]);
+          acc[(off[0] + 1) + 3 * (off[1] + 1) + 9 * (off[2] + 1)] += ra;
+        } else {
+          const size_type pj = fine.cidx(fj[0], fj[1], fj[2]);
+          off[d] = static_cast<int>((jd - 1) / 2 - C[d]);
+          acc[(off[0] + 1) + 3 * (off[1] + 1) + 9 * (off[2] + 1)] += ra * wl[pj];
+          if ((jd + 1) / 2 < coarse.n[d]) {
+            off[d] += 1;
+            acc[(off[0] + 1) + 3 * (off[1] + 1) + 9 * (off[2] + 1)] += ra * wr[pj];
+          }
+        }
+      }
+    }
+    const size_type pc = coarse.cidx(I, J, K);
+    for (int c = 0; c < 27; ++c) {
+      const int e = coarse_table.entry[c];
+      if (e >= 0) coarse_coef[e * coarse_points + pc] = acc[c];
+    }
+    (void)coarse_entries;
+  });
+}
+
+template <class Exec, class T>
+std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
+                                    const T* coef, int d) {
+  const Shape s = shape;
+  const size_type points = geo.points();
+  const auto coupling = [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
+    T c{0};
+    for (int e = 0; e < s.size; ++e) {
+      if (s.o[e][d] == 0 || !detail::reaches_inside(geo, i, j, k, s.o[e])) continue;
+      c -= coef[e * points + geo.cidx(i, j, k)];
+    }
+    return c;
+  };
+  const T sum = box_reduce(exec, geo.extent(), T{0}, coupling, ops::Plus{});
+  const T squares = box_reduce(
+      exec, geo.extent(), T{0},
+      [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
+        const T c = coupling(i, j, k);
+        return c * c;
+      },
+      ops::Plus{});
+  return {sum, squares};
+}
+
+template <class Exec, class T>
+size_type bad_diagonal(const Exec& exec, Geometry geo, const T* coef, int center) {
+  constexpr size_type none = std::numeric_limits<size_type>::max();
+  const size_type points = geo.points();
+  const size_type bad = transform_reduce(
+      exec, points, none,
+      [=] STRATA_HD(size_type p) -> size_type {
+        const T a = coef[center * points + p];
+        return (a != T{0} && a - a == T{0}) ? none : p;
+      },
+      ops::Min{});
+  return bad == none ? -1 : bad;
+}
+
+template <class Exec>
+void csr_row_counts(const Exec& exec, Geometry geo, const Shape& shape,
+                    std::array<bool, 3> periodic, offset_type* counts) {
+  const Shape s = shape;
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    offset_type n = 0;
+    for (int e = 0; e < s.size; ++e) {
+      const bool in0 = p0 || (i + s.o[e][0] >= 0 && i + s.o[e][0] < geo.n[0]);
+      const bool in1 = p1 || (j + s.o[e][1] >= 0 && j + s.o[e][1] < geo.n[1]);
+      const bool in2 = p2 || (k + s.o[e][2] >= 0 && k + s.o[e][2] < geo.n[2]);
+      n += (in0 && in1 && in2) ? 1 : 0;
+    }
+    counts[geo.cidx(i, j, k)] = n;
+  });
+}
+
+template <class Exec, class T>
+void csr_fill(const Exec& exec, Geometry geo, const Shape& shape, EntryMap order,
+              std::array<bool, 3> periodic, const T* coef, const offset_type* row_ptr,
+              index_type* col, T* values) {
+  const Shape s = shape;
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type row = geo.cidx(i, j, k);
+    offset_type at = row_ptr[row];
+    for (int e = 0; e < s.size; ++e) {
+      size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+      if (p0) a = detail::wrap(a, geo.n[0]);
+      if (p1) b = detail::wrap(b, geo.n[1]);
+      if (p2) c = detail::wrap(c, geo.n[2]);
+      if (!geo.inside(a, b, c)) continue;
+      col[at] = static_cast<index_type>(geo.cidx(a, b, c));
+      values[at] = coef[order.e[e] * points + row];
+      ++at;
+    }
+  });
+}
+
+template <class Exec, class T>
+void anisotropic_coefficients(const Exec& exec, Geometry geo, bool three_d, std::array<T, 3> c,
+                              T* coef) {
+  const size_type points = geo.points();
+  const T cx = c[0], cy = c[1], cz = three_d ? c[2] : T{0};
+  const T diagonal = three_d ? 2 * (cx + cy + cz) : 2 * (cx + cy);
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    coef[p] = diagonal;
+    coef[1 * points + p] = i > 0 ? -cx : T{0};
+    coef[2 * points + p] = i + 1 < geo.n[0] ? -cx : T{0};
+    coef[3 * points + p] = j > 0 ? -cy : T{0};
+    coef[4 * points + p] = j + 1 < geo.n[1] ? -cy : T{0};
+    if (three_d) {
+      coef[5 * points + p] = k > 0 ? -cz : T{0};
+      coef[6 * points + p] = k + 1 < geo.n[2] ? -cz : T{0};
+    }
+  });
+}
+
+namespace detail {
+/// gallery::jumps3d's coefficient field (kernels/gallery/gallery_kernels.ipp,
+/// Jumps3dRow): kappa = contrast in the cells whose centre lies in an odd
+/// coefficient cell in every direction; harmonic face averages.
+struct JumpsField {
+  size_type nx, ny, nz;
+  double contrast;
+  std::uint64_t pattern;
+  STRATA_HD bool in_odd_cell(size_type i, size_type n) const {
+    const std::uint64_t c =
+        (2 * static_cast<std::uint64_t>(i) + 1) * pattern / (2 * static_cast<std::uint64_t>(n));
+    return c % 2 == 1;
+  }
+  STRATA_HD double kappa(size_type i, size_type j, size_type k) const {
+    return in_odd_cell(i, nx) && in_odd_cell(j, ny) && in_odd_cell(k, nz) ? contrast : 1.0;
+  }
+  STRATA_HD static double face(double a, double b) { return a == b ? a : 2.0 * a * b / (a + b); }
+};
+}  // namespace detail
+
+template <class Exec, class T>
+void jumps_coefficients(const Exec& exec, Geometry geo, T contrast, int inclusions_per_dim,
+                        T* coef) {
+  const size_type points = geo.points();
+  const detail::JumpsField field{geo.n[0], geo.n[1], geo.n[2], contrast,
+                                 2 * static_cast<std::uint64_t>(inclusions_per_dim) + 1};
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    const double kp = field.kappa(i, j, k);
+    // The same faces and the same order of additions as the CSR gallery, so
+    // that the two matrices agree bit for bit.
+    const bool inside[6] = {k > 0, j > 0, i > 0, i + 1 < geo.n[0], j + 1 < geo.n[1],
+                            k + 1 < geo.n[2]};
+    double w[6];
+    w[0] = inside[0] ? field.face(kp, field.kappa(i, j, k - 1)) : kp;
+    w[1] = inside[1] ? field.face(kp, field.kappa(i, j - 1, k)) : kp;
+    w[2] = inside[2] ? field.face(kp, field.kappa(i - 1, j, k)) : kp;
+    w[3] = inside[3] ? field.face(kp, field.kappa(i + 1, j, k)) : kp;
+    w[4] = inside[4] ? field.face(kp, field.kappa(i, j + 1, k)) : kp;
+    w[5] = inside[5] ? field.face(kp, field.kappa(i, j, k + 1)) : kp;
+    coef[p] = ((w[2] + w[3]) + (w[1] + w[4])) + (w[0] + w[5]);
+    // seven_point order: centre, -x, +x, -y, +y, -z, +z.
+    coef[1 * points + p] = inside[2] ? -w[2] : T{0};
+    coef[2 * points + p] = inside[3] ? -w[3] : T{0};
+    coef[3 * points + p] = inside[1] ? -w[1] : T{0};
+    coef[4 * points + p] = inside[4] ? -w[4] : T{0};
+    coef[5 * points + p] = inside[0] ? -w[0] : T{0};
+    coef[6 * points + p] = inside[5] ? -w[5] : T{0};
+  });
+}
+
+}  // namespace strata::kernels::structured
