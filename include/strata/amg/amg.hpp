@@ -149,7 +149,9 @@ struct HierarchyParams {
   double kcycle_threshold = 0.25;
   int pre_sweeps = 1;
   int post_sweeps = 1;
-  /// Smoother on every level but the coarsest (l1-Jacobi, as hypre on GPUs).
+  /// Smoother on every level but the coarsest (l1-Jacobi, as hypre on
+  /// GPUs). default_smoother(exec) is the library's default for an
+  /// executor, which the configuration's "auto" takes.
   SmootherParams smoother = L1JacobiParams{};
   /// Time every level of every cycle (synchronises the device per level,
   /// which costs some speed; off by default).
@@ -163,6 +165,16 @@ struct HierarchyParams {
 
 /// "cg", "gmres".
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept;
+
+/// The library's default smoother of classical AMG, by where the levels
+/// live (the one place that decides it):
+/// - host: hybrid l1 Gauss-Seidel, forward on the way down and backward on
+///   the way up (GaussSeidelParams{}; hypre's host default, relax 13/14),
+///   which keeps the V-cycle symmetric for CG and, with blocks fixed by
+///   the matrix, gives the same iterations on any number of threads;
+/// - device: l1-Jacobi (hypre's GPU default) until the Gauss-Seidel forms
+///   (multicolor, two-stage) are measured faster in total time at 256^3.
+SmootherParams default_smoother(const Executor& exec);
 
 /// One row of the hierarchy summary.
 struct LevelSummary {

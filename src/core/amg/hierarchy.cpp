@@ -30,6 +30,11 @@ const char* to_string(CycleType type) noexcept {
   return "?";
 }
 
+SmootherParams default_smoother(const Executor& exec) {
+  if (exec.is_host()) return GaussSeidelParams{};
+  return L1JacobiParams{};
+}
+
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept {
   switch (flavour) {
     case HierarchyParams::KcycleFlavour::cg:
@@ -282,10 +287,10 @@ struct Hierarchy<T>::Impl {
     start = Clock::now();
     if (params.post_sweeps > 0) {
       // r (free now) = x + P x_c; the first sweep goes from r back into x
-      // in one pass over A.
+      // in one pass over A. Post-smoothing is the adjoint of pre-smoothing
+      // (a forward Gauss-Seidel sweep runs backward), so the cycle is symmetric.
       transfer.P->apply(T{1}, coarse.x, T{1}, x, level.r);
-      level.smoother->sweep_from(b, level.r, x);
-      level.smoother->smooth(b, x, params.post_sweeps - 1);
+      level.smoother->post_smooth(b, level.r, x, params.post_sweeps);
     } else {
       transfer.P->apply(T{1}, coarse.x, T{1}, x, x);  // x += P x_c
     }
