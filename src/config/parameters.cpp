@@ -259,8 +259,10 @@ void declare_amg(std::vector<Parameter>& out) {
   h.integer("post_sweeps", &H::post_sweeps, at_least(0), "Smoothing sweeps after it",
             {.flags = {"--post-sweeps"}});
   h.integer("max_levels", &H::max_levels, at_least(1), "Most levels", {.flags = {"--max-levels"}});
-  h.integer("coarse_size", &H::coarse_size, at_least(1),
-            "Target rows of the coarsest level (solved directly)", {.flags = {"--coarse-size"}});
+  h.integer("coarse_size", &H::coarse_size, at_least(0),
+            "Target rows of the coarsest level (solved directly); 0: 64 on the host, 600 on the "
+            "device",
+            {.flags = {"--coarse-size"}});
   amg.choice("smoother", &AmgSettings::smoother,
              {{"auto", AmgSmootherType::automatic},
               {"jacobi", AmgSmootherType::jacobi},

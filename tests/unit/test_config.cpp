@@ -566,7 +566,7 @@ std::map<std::string, Change> changes() {
       {amg + "pre_sweeps", {{}, I(2)}},
       {amg + "post_sweeps", {{}, I(2)}},
       {amg + "max_levels", {{}, I(1)}},
-      {amg + "coarse_size", {{}, I(50)}},
+      {amg + "coarse_size", {{}, I(600)}},
       {amg + "smoother", {{}, S("chebyshev")}},
       {amg + "kcycle_levels", {kcycle, I(1)}},
       {amg + "kcycle_flavour", {kcycle, S("gmres")}},

@@ -35,6 +35,8 @@ SmootherParams default_smoother(const Executor& exec) {
   return L1JacobiParams{};
 }
 
+size_type default_coarse_size(const Executor& exec) { return exec.is_host() ? 64 : 600; }
+
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept {
   switch (flavour) {
     case HierarchyParams::KcycleFlavour::cg:
@@ -366,8 +368,9 @@ Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
   require(coarsening != nullptr, "amg::Hierarchy: the coarsening is null");
   require(params.max_levels >= 1,
           "amg::Hierarchy: max_levels must be >= 1, got " + std::to_string(params.max_levels));
-  require(params.coarse_size >= 1,
-          "amg::Hierarchy: coarse_size must be >= 1, got " + std::to_string(params.coarse_size));
+  require(params.coarse_size >= 0,
+          "amg::Hierarchy: coarse_size must be >= 0 (0: the executor's default), got " +
+              std::to_string(params.coarse_size));
   require(params.kcycle_levels >= 0, "amg::Hierarchy: kcycle_levels must be >= 0, got " +
                                          std::to_string(params.kcycle_levels));
   require(params.kcycle_threshold >= 0 && params.kcycle_threshold < 1,
@@ -381,6 +384,7 @@ Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
                              std::to_string(A->rows()) + " x " + std::to_string(A->cols()));
   }
   impl_->params = params;
+  if (params.coarse_size == 0) impl_->params.coarse_size = default_coarse_size(A->executor());
   impl_->reduction = reduction ? std::move(reduction) : std::make_shared<const Reduction<T>>();
   impl_->coarsening = std::move(coarsening);
   impl_->setup(std::move(A));

@@ -21,9 +21,11 @@ namespace strata::kernels::smoother {
 /// "Multigrid smoothers for ultraparallel computing", 2011, the l1 Gauss-
 /// Seidel smoother; hypre's relax 8/13/14 family). Rows are split into
 /// blocks of `block_rows` consecutive rows (the last may be shorter); a
-/// coupling a_ij is off-block when j lies in another block. Writes
-///   d_i = omega / (a_ii + sign(a_ii) sum_{j off-block} |a_ij|)
-/// and returns the first row whose diagonal entry is zero, missing or not
+/// coupling a_ij is off-block when j lies in another block. With
+/// s_i = sum_{j off-block} |a_ij|, writes
+///   d_i = omega / (a_ii + sign(a_ii) s_i / 2),
+/// or omega / a_ii where s_i <= 2/3 |a_ii| (hypre's truncated l1 norms), and
+/// returns the first row whose diagonal entry is zero, missing or not
 /// finite (-1 when there is none; d_i = 0 there).
 template <class Exec, class T>
 size_type hybrid_gs_scaling(const Exec& exec, size_type rows, size_type block_rows,

@@ -53,7 +53,11 @@ size_type hybrid_gs_scaling(const Exec& exec, size_type rows, size_type block_ro
           if (j < lo || j >= hi) off_block += v < T{0} ? -v : v;
         }
         const bool usable = diag != T{0} && diag - diag == T{0};
-        d[i] = usable ? omega / (diag + (diag < T{0} ? -off_block : off_block)) : T{0};
+        // Half the off-block l1 norm, dropped where it is at most two
+        // thirds of |a_ii| (hypre's truncated l1 norms, its option 4).
+        const T magnitude = diag < T{0} ? -diag : diag;
+        const T extra = 3 * off_block <= 2 * magnitude ? T{0} : off_block / 2;
+        d[i] = usable ? omega / (diag + (diag < T{0} ? -extra : extra)) : T{0};
         return usable ? none : i;
       },
       ops::Min{});
