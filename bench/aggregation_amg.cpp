@@ -229,7 +229,14 @@ Options parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (o.smoother.parse(argc, argv, i)) {
+    bool smoother_option = false;
+    try {
+      smoother_option = o.smoother.parse(argc, argv, i);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(2);
+    }
+    if (smoother_option) {
       o.smoother_given = o.smoother_given || a != "--sweep-cost";
     } else if (a == "--case")
       o.cases.push_back(value());

@@ -112,7 +112,13 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value after " + a).c_str());
       return argv[++i];
     };
-    if (o.smoother.parse(argc, argv, i)) {
+    bool smoother_option = false;
+    try {
+      smoother_option = o.smoother.parse(argc, argv, i);
+    } catch (const std::exception& e) {
+      usage(e.what());
+    }
+    if (smoother_option) {
       continue;
     } else if (a == "--host") {
       o.host = true;
