@@ -8,7 +8,7 @@
 //                          [--num-paths 1|2] [--summary] [--profile] [--spmv]
 //                          [--spgemm-stages] [--json FILE]
 //                          [--smoother NAME] [--gs-block-rows N] [--gs-inner-sweeps N]
-//                          [--gs-omega W] [--sweep-cost]
+//                          [--gs-omega W] [--gs-l1] [--sweep-cost]
 //
 // Cases (all by default):
 //   poisson7-256       7-point Laplacian 256^3, PMIS + ext+i, Pmax 4

@@ -7,6 +7,7 @@
 //   --gs-block-rows N      hybrid Gauss-Seidel rows per block
 //   --gs-inner-sweeps N    two-stage Gauss-Seidel inner Jacobi sweeps
 //   --gs-omega W           weight of every Gauss-Seidel kind
+//   --gs-l1                two-stage Gauss-Seidel with row l1 norms for D
 //   --sweep-cost           time one smoothing sweep on level 0 beside one SpMV
 // and the sweep-cost measurement (issue 16 item 6).
 
@@ -46,6 +47,8 @@ struct SmootherOption {
                             "preconditioner.two_stage_gs.omega"}) {
         set(p, w, a);
       }
+    } else if (a == "--gs-l1") {
+      set("preconditioner.two_stage_gs.l1", "true", a);
     } else if (a == "--sweep-cost") {
       sweep_cost = true;
     } else {

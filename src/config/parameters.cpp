@@ -187,6 +187,9 @@ void declare_gauss_seidel(std::vector<Parameter>& out) {
              "Two-stage Gauss-Seidel: Jacobi sweeps of the triangular solve (1: hypre relax 11, "
              "2: relax 12)",
              {.flags = {"--gs-inner-sweeps"}});
+  ts.boolean("l1", &TwoStageGaussSeidelParams::l1,
+             "Two-stage Gauss-Seidel: row l1 norms for the diagonal (never indefinite in the "
+             "limit of many inner sweeps)");
 }
 
 void declare_smoothers(std::vector<Parameter>& out) {

@@ -561,6 +561,7 @@ std::map<std::string, Change> changes() {
       {"preconditioner.two_stage_gs.omega", {{{"preconditioner.type", S("two_stage_sgs")}}, 0.8}},
       {"preconditioner.two_stage_gs.inner_sweeps",
        {{{"preconditioner.type", S("two_stage_sgs")}}, I(3)}},
+      {"preconditioner.two_stage_gs.l1", {{{"preconditioner.type", S("two_stage_sgs")}}, true}},
       {amg + "coarsening", {{}, S("aggregation")}},
       {amg + "cycle", {{}, S("W")}},
       {amg + "pre_sweeps", {{}, I(2)}},

@@ -92,6 +92,14 @@ struct TwoStageGaussSeidelParams {
   double omega = 1.0;
   /// Jacobi sweeps of the inner triangular solve (>= 0).
   int inner_sweeps = 1;
+  /// Use the row l1 norms sum_j |a_ij| for D (in the inner sweeps and the
+  /// triangle's diagonal). With D the diagonal (hypre's choice), the
+  /// smoother can be indefinite where the strict triangle outweighs the
+  /// diagonal (measured: tucker21935, bcsstk13, elast2d gave CG
+  /// "indefinite"); with the l1 norms, M + M^T - A tends to 2 D_l1 - D,
+  /// positive definite, as the inner sweeps grow, at the cost of weaker
+  /// smoothing where D would do.
+  bool l1 = false;
 };
 
 }  // namespace strata

@@ -198,7 +198,10 @@ class TwoStageSweep final : public SweepKind<T> {
         A_(A),
         omega_(p.omega),
         inner_(p.inner_sweeps),
-        dinv_(checked_diagonal_scaling(level, DiagonalScaling::inverse_diagonal, who.c_str())),
+        l1_(p.l1),
+        dinv_(checked_diagonal_scaling(
+            level, p.l1 ? DiagonalScaling::inverse_l1_norm : DiagonalScaling::inverse_diagonal,
+            who.c_str())),
         r_(A.executor(), A.rows()),
         y_(A.executor(), A.rows()),
         z_(A.executor(), A.rows()) {
@@ -225,7 +228,8 @@ class TwoStageSweep final : public SweepKind<T> {
     axpy(T(omega_), *y, x);
   }
   std::string describe() const override {
-    return "two-stage, " + std::to_string(inner_) + " inner Jacobi sweeps";
+    return "two-stage, " + std::to_string(inner_) + " inner Jacobi sweeps" +
+           (l1_ ? ", l1 diagonal" : "");
   }
 
  private:
@@ -233,6 +237,7 @@ class TwoStageSweep final : public SweepKind<T> {
   const CsrMatrix<T>& A_;
   double omega_;
   int inner_;
+  bool l1_;
   Vector<T> dinv_;
   mutable Vector<T> r_, y_, z_;  // residual, inner iterates (ping-pong)
 };

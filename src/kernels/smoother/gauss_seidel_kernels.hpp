@@ -101,7 +101,8 @@ void multicolor_gs_color(const Exec& exec, size_type count, const index_type* or
 /// Gauss-Seidel preconditioners and smoothers for Krylov solvers on a GPU
 /// cluster", 2021) for (D + L) y = r (upper: (D + U) y = r):
 ///   y_out_i = dinv_i (r_i - sum_{j < i} a_ij y_in_j)   (upper: j > i),
-/// with y_in = D^-1 r when y_in is null. y_out must not be y_in.
+/// with y_in = D^-1 r when y_in is null (dinv_i = 1 / D_ii: the diagonal, or
+/// the row l1 norm). y_out must not be y_in.
 template <class Exec, class T>
 void two_stage_inner(const Exec& exec, size_type rows, const offset_type* row_ptr,
                      const index_type* col_idx, const T* values, const T* dinv, const T* r,
