@@ -12,6 +12,12 @@
 //   strata_bench_aggregation [--case poisson7|diffusion27|scaling|aniso]...
 //                            [--n7 N] [--n27 N] [--na N] [--repeat R]
 //                            [--host] [--no-classical] [--json FILE]
+//                            [--smoother NAME] [--gs-block-rows N] [--gs-inner-sweeps N]
+//                            [--gs-omega W] [--gs-l1] [--sweep-cost]
+//
+// --smoother NAME replaces the smoother of every configuration (auto: the
+// library's default for the executor; see smoother_option.hpp);
+// --sweep-cost times one sweep of it beside one SpMV on each fine matrix.
 //
 // Times: setup and resetup are the best of R runs after a warm-up; the solve
 // is the best of two after a warm-up solve. Right-hand side ones, x0 = 0,
@@ -26,11 +32,13 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench_timing.hpp"
 #include "hypre_peer.hpp"
+#include "smoother_option.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
@@ -51,6 +59,8 @@ struct Options {
   bool classical = true;
   std::string json;
   bench::HyprePeer hypre;
+  bench::SmootherOption smoother{"auto"};
+  bool smoother_given = false;
 };
 
 struct Result {
@@ -78,7 +88,9 @@ KrylovParams tolerance() {
   return p;
 }
 
-std::vector<Config> configs(int dimension, bool with_classical) {
+/// `smoother`, when given, replaces every configuration's smoother.
+std::vector<Config> configs(int dimension, bool with_classical,
+                            const std::optional<SmootherParams>& smoother = std::nullopt) {
   amg::HierarchyParams k;
   k.cycle = amg::CycleType::K;
   k.smoother = JacobiParams{.estimate_omega = true};
@@ -96,6 +108,9 @@ std::vector<Config> configs(int dimension, bool with_classical) {
     out.push_back({"classical V + PCG",
                    [] { return amg::make_classical_coarsening<double>(amg::ClassicalParams{}); },
                    amg::HierarchyParams{}, Cg{tolerance()}});
+  }
+  if (smoother) {
+    for (auto& c : out) c.params.smoother = *smoother;
   }
   return out;
 }
@@ -237,7 +252,16 @@ Options parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--case")
+    bool smoother_option = false;
+    try {
+      smoother_option = o.smoother.parse(argc, argv, i);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(2);
+    }
+    if (smoother_option) {
+      o.smoother_given = o.smoother_given || a != "--sweep-cost";
+    } else if (a == "--case")
       o.cases.push_back(value());
     else if (a == "--n7")
       o.n7 = std::atoll(value().c_str());
@@ -278,6 +302,9 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const Executor exec = o.host ? Executor::host() : Executor::cuda();
   std::printf("aggregation AMG benchmark on %s\n", exec.name().c_str());
+  const std::optional<SmootherParams> given_smoother =
+      o.smoother_given ? std::optional(o.smoother.smoother(exec)) : std::nullopt;
+  if (given_smoother) std::printf("smoother: %s\n", smoother_name(*given_smoother).c_str());
   std::vector<Result> results;
   int failed = 0;  // runs that threw; those that did not converge are counted below
   for (const auto& c : o.cases) {
@@ -291,7 +318,8 @@ int main(int argc, char** argv) {
                   (long long)A->nnz());
       std::vector<Result> local;
       bool first = true;
-      for (const auto& config : configs(3, o.classical)) {
+      if (o.smoother.sweep_cost) bench::print_sweep_cost(A, o.smoother.smoother(exec));
+      for (const auto& config : configs(3, o.classical, given_smoother)) {
         try {
           local.push_back(run(name, A, config, o, first));
         } catch (const std::exception& e) {
@@ -314,7 +342,7 @@ int main(int argc, char** argv) {
         Options once = o;
         once.repeat = 1;
         for (int config : {0, 1}) {
-          const auto r = run("poisson7 " + std::to_string(n) + "^3", A, configs(3, false)[config],
+          const auto r = run("poisson7 " + std::to_string(n) + "^3", A, configs(3, false, given_smoother)[config],
                              once, false);
           print_row(r);
           results.push_back(r);
@@ -325,7 +353,7 @@ int main(int argc, char** argv) {
           share(gallery::anisotropic2d(exec, o.na, o.na, 0.001, 0.0));
       std::printf("\naniso2d %lld x %lld (epsilon 0.001): the paper's Table 1\n", (long long)o.na,
                   (long long)o.na);
-      const auto r = run("aniso2d " + std::to_string(o.na), A, configs(2, false)[0], o, true);
+      const auto r = run("aniso2d " + std::to_string(o.na), A, configs(2, false, given_smoother)[0], o, true);
       print_header();
       print_row(r);
       results.push_back(r);

@@ -8,6 +8,8 @@
 //                          [--aggressive-interpolation ext|ext+e] [--stage-pmax K]
 //                          [--num-paths 1|2] [--summary] [--profile] [--spmv]
 //                          [--spgemm-stages] [--json FILE] [--hypre FILE]
+//                          [--smoother NAME] [--gs-block-rows N] [--gs-inner-sweeps N]
+//                          [--gs-omega W] [--gs-l1] [--sweep-cost]
 //
 // Cases (all by default):
 //   poisson7-256       7-point Laplacian 256^3, PMIS + ext+i, Pmax 4
@@ -20,7 +22,10 @@
 //
 // Each case: a warm-up setup + solve, then `repeat` setups and solves; the
 // best times are printed. PCG to a relative residual of 1e-8, b = ones,
-// x0 = 0, V(1,1) with l1-Jacobi (the framework defaults). "resetup" is
+// x0 = 0, V(1,1) with l1-Jacobi (the framework defaults; --smoother NAME
+// takes another, auto the library's default for the executor; see
+// smoother_option.hpp). --sweep-cost times one sweep of the smoother on the
+// fine matrix beside one SpMV. "resetup" is
 // Hierarchy::resetup with the same matrix (a value-only refresh: P's values,
 // R, the Galerkin products, the smoothers and the coarse inverse), the second
 // of two in a row (the first also builds the map from P's entries to R's; it
@@ -45,6 +50,7 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "smoother_option.hpp"
 #include "core/cusparse_reference.hpp"
 #include "core/spgemm_internal.hpp"
 #include "hypre_peer.hpp"
@@ -82,6 +88,7 @@ struct Options {
   bool spmv = false;
   std::string json;
   bench::HyprePeer hypre;
+  bench::SmootherOption smoother{"l1jacobi"};
 };
 
 struct Result {
@@ -107,7 +114,15 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value after " + a).c_str());
       return argv[++i];
     };
-    if (a == "--host") {
+    bool smoother_option = false;
+    try {
+      smoother_option = o.smoother.parse(argc, argv, i);
+    } catch (const std::exception& e) {
+      usage(e.what());
+    }
+    if (smoother_option) {
+      continue;
+    } else if (a == "--host") {
       o.host = true;
     } else if (a == "--case") {
       o.cases.push_back(value());
@@ -203,11 +218,13 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
   if (o.stage_pmax >= 0) params.aggressive_stage_max_elements = o.stage_pmax;
   CsrOperator<double> op(shared_A);
   Vector<double> b(exec, A.rows(), 1.0), x(exec, A.rows(), 0.0);
+  const amg::HierarchyParams hierarchy{.smoother = o.smoother.smoother(exec)};
+  if (o.smoother.sweep_cost) bench::print_sweep_cost(shared_A, hierarchy.smoother);
   r.setup = r.solve = r.resetup = r.first_resetup = std::numeric_limits<double>::infinity();
   for (int rep = 0; rep <= o.repeat; ++rep) {
     exec.synchronize();
     auto t0 = Clock::now();
-    amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params));
+    amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), hierarchy);
     exec.synchronize();
     const double setup = seconds_since(t0);
     x.fill(0.0);
@@ -269,8 +286,9 @@ int main(int argc, char** argv) {
   }
   if (cases.empty()) usage("no case selected");
 
-  std::printf("classical AMG-PCG on %s: PMIS + %s, Pmax %d, V(1,1) l1-Jacobi, rtol 1e-8\n",
-              exec.name().c_str(), amg::to_string(o.interpolation), o.pmax);
+  std::printf("classical AMG-PCG on %s: PMIS + %s, Pmax %d, V(1,1) %s, rtol 1e-8\n",
+              exec.name().c_str(), amg::to_string(o.interpolation), o.pmax,
+              o.smoother.name(exec).c_str());
   std::printf("%-18s %9s %4s %5s %6s %6s %8s %8s %8s %8s %9s | %-18s %7s\n", "case", "rows", "lev",
               "iter", "OC", "GC", "setup s", "solve s", "total s", "cold s", "resetup s",
               "hypre setup/solve/it", "ratio");
@@ -310,8 +328,11 @@ int main(int argc, char** argv) {
   if (!o.json.empty()) {
     FILE* f = std::fopen(o.json.c_str(), "w");
     if (!f) usage(("cannot write " + o.json).c_str());
-    std::fprintf(f, "{\"executor\": \"%s\", \"interpolation\": \"%s\", \"pmax\": %d, \"cases\": [",
-                 exec.name().c_str(), amg::to_string(o.interpolation), o.pmax);
+    std::fprintf(f,
+                 "{\"executor\": \"%s\", \"interpolation\": \"%s\", \"pmax\": %d, "
+                 "\"smoother\": \"%s\", \"cases\": [",
+                 exec.name().c_str(), amg::to_string(o.interpolation), o.pmax,
+                 o.smoother.name(exec).c_str());
     for (std::size_t i = 0; i < results.size(); ++i) {
       const Result& r = results[i];
       std::fprintf(

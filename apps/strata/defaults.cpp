@@ -75,6 +75,14 @@ void refuse_hopeless(const MatrixFacts& f, const std::string& name) {
   }
 }
 
+namespace {
+/// The stand-alone Gauss-Seidel preconditioners that sweep one way only.
+bool one_way_gauss_seidel(config::PreconditionerType type) {
+  using P = config::PreconditionerType;
+  return type == P::gs || type == P::multicolor_gs || type == P::two_stage_gs;
+}
+}  // namespace
+
 std::vector<std::string> choose_defaults(config::SolverConfig& cfg, const MatrixFacts& f,
                                          const std::set<std::string>& given) {
   using config::MethodType;
@@ -108,6 +116,12 @@ std::vector<std::string> choose_defaults(config::SolverConfig& cfg, const Matrix
       cfg.solver.type = f.symmetric ? MethodType::fcg : MethodType::fgmres;
       why.push_back(std::string(f.symmetric ? "solver fcg" : "solver fgmres") + " (" +
                     f.symmetry_reason + ", and a K-cycle changes between applications)");
+    } else if (f.symmetric && one_way_gauss_seidel(cfg.preconditioner.type)) {
+      // A forward Gauss-Seidel sweep is not a symmetric preconditioner.
+      cfg.solver.type = MethodType::gmres;
+      why.push_back("solver gmres (" + f.symmetry_reason + ", but a forward Gauss-Seidel "
+                    "preconditioner is not symmetric: the sgs forms are, for CG; give --solver "
+                    "for another)");
     } else {
       cfg.solver.type = f.symmetric ? MethodType::cg : MethodType::gmres;
       why.push_back(std::string(f.symmetric ? "solver cg" : "solver gmres") + " (" +

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -94,10 +95,18 @@ IluParams ilu_params(const SolverConfig& cfg, IluParams::Factorization factoriza
   return p;
 }
 
+/// The Gauss-Seidel settings of `kind` with the sweep its name chose.
+template <class Params>
+Params with_sweep(Params p, GaussSeidelSweep sweep) {
+  p.sweep = sweep;
+  return p;
+}
+
 }  // namespace
 
 SmootherParams preconditioner_smoother(const SolverConfig& cfg) {
   const auto& p = cfg.preconditioner;
+  constexpr auto forward = GaussSeidelSweep::forward, symmetric = GaussSeidelSweep::symmetric;
   switch (p.type) {
     case PreconditionerType::ilu0:
       return ilu_params(cfg, IluParams::Factorization::ilu0);
@@ -111,17 +120,34 @@ SmootherParams preconditioner_smoother(const SolverConfig& cfg) {
       return p.l1jacobi;
     case PreconditionerType::chebyshev:
       return p.chebyshev;
+    case PreconditionerType::gs:
+      return with_sweep(p.gauss_seidel, forward);
+    case PreconditionerType::sgs:
+      return with_sweep(p.gauss_seidel, symmetric);
+    case PreconditionerType::multicolor_gs:
+      return with_sweep(p.multicolor_gs, forward);
+    case PreconditionerType::multicolor_sgs:
+      return with_sweep(p.multicolor_gs, symmetric);
+    case PreconditionerType::two_stage_gs:
+      return with_sweep(p.two_stage_gs, forward);
+    case PreconditionerType::two_stage_sgs:
+      return with_sweep(p.two_stage_gs, symmetric);
     case PreconditionerType::none:
     case PreconditionerType::amg:
       break;
   }
   throw invalid_argument("config: preconditioner.type " +
                          format_value(find_parameter("preconditioner.type")->get(cfg)) +
-                         " is not a smoother; expected jacobi, l1jacobi, chebyshev, ilu0, iluk or ilut");
+                         " is not a smoother; expected jacobi, l1jacobi, chebyshev, gs, sgs, "
+                         "multicolor_gs, multicolor_sgs, two_stage_gs, two_stage_sgs, ilu0, iluk "
+                         "or ilut");
 }
 
-SmootherParams amg_smoother(const SolverConfig& cfg) {
+SmootherParams amg_smoother(const SolverConfig& cfg) { return amg_smoother(cfg, Executor::host()); }
+
+SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec) {
   const auto& p = cfg.preconditioner;
+  constexpr auto forward = GaussSeidelSweep::forward, symmetric = GaussSeidelSweep::symmetric;
   switch (p.amg.smoother) {
     case AmgSmootherType::automatic:
       if (p.amg.coarsening == CoarseningType::aggregation) {
@@ -129,7 +155,20 @@ SmootherParams amg_smoother(const SolverConfig& cfg) {
         j.estimate_omega = true;
         return j;
       }
-      return p.l1jacobi;
+      // The library's default for classical AMG on this executor, with
+      // the settings of its kind.
+      return std::visit(
+          [&](const auto& d) -> SmootherParams {
+            using D = std::decay_t<decltype(d)>;
+            if constexpr (std::is_same_v<D, GaussSeidelParams>) {
+              return with_sweep(p.gauss_seidel, d.sweep);
+            } else if constexpr (std::is_same_v<D, L1JacobiParams>) {
+              return p.l1jacobi;
+            } else {
+              return d;
+            }
+          },
+          amg::default_smoother(exec));
     case AmgSmootherType::jacobi:
       return p.jacobi;
     case AmgSmootherType::l1jacobi:
@@ -142,6 +181,18 @@ SmootherParams amg_smoother(const SolverConfig& cfg) {
       return ilu_params(cfg, IluParams::Factorization::iluk);
     case AmgSmootherType::ilut:
       return ilu_params(cfg, IluParams::Factorization::ilut);
+    case AmgSmootherType::gs:
+      return with_sweep(p.gauss_seidel, forward);
+    case AmgSmootherType::sgs:
+      return with_sweep(p.gauss_seidel, symmetric);
+    case AmgSmootherType::multicolor_gs:
+      return with_sweep(p.multicolor_gs, forward);
+    case AmgSmootherType::multicolor_sgs:
+      return with_sweep(p.multicolor_gs, symmetric);
+    case AmgSmootherType::two_stage_gs:
+      return with_sweep(p.two_stage_gs, forward);
+    case AmgSmootherType::two_stage_sgs:
+      return with_sweep(p.two_stage_gs, symmetric);
   }
   throw invalid_argument("config: preconditioner.amg.smoother holds " +
                          std::to_string(static_cast<int>(p.amg.smoother)) +
@@ -149,8 +200,12 @@ SmootherParams amg_smoother(const SolverConfig& cfg) {
 }
 
 amg::HierarchyParams hierarchy_params(const SolverConfig& cfg) {
+  return hierarchy_params(cfg, Executor::host());
+}
+
+amg::HierarchyParams hierarchy_params(const SolverConfig& cfg, const Executor& exec) {
   amg::HierarchyParams h = cfg.preconditioner.amg.hierarchy;
-  h.smoother = amg_smoother(cfg);
+  h.smoother = amg_smoother(cfg, exec);
   return h;
 }
 
@@ -176,13 +231,20 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
     case PreconditionerType::none:
       return nullptr;
     case PreconditionerType::amg:
-      return std::make_unique<amg::Hierarchy<T>>(A, make_coarsening<T>(cfg), hierarchy_params(cfg));
+      return std::make_unique<amg::Hierarchy<T>>(A, make_coarsening<T>(cfg),
+                                                 hierarchy_params(cfg, A->executor()));
     case PreconditionerType::jacobi:
     case PreconditionerType::l1jacobi:
     case PreconditionerType::chebyshev:
     case PreconditionerType::ilu0:
     case PreconditionerType::iluk:
     case PreconditionerType::ilut:
+    case PreconditionerType::gs:
+    case PreconditionerType::sgs:
+    case PreconditionerType::multicolor_gs:
+    case PreconditionerType::multicolor_sgs:
+    case PreconditionerType::two_stage_gs:
+    case PreconditionerType::two_stage_sgs:
       return make_smoother(A, preconditioner_smoother(cfg));
   }
   throw invalid_argument("config: preconditioner.type holds " +
@@ -275,6 +337,27 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
   if (in("preconditioner.l1jacobi")) {
     const bool runs = running && std::holds_alternative<L1JacobiParams>(*running);
     return smoother_unused("l1jacobi", runs);
+  }
+  if (in("preconditioner.gauss_seidel")) {
+    const bool runs = running && std::holds_alternative<GaussSeidelParams>(*running);
+    if (runs) return {};
+    return "the gauss_seidel settings serve preconditioner.type gs or sgs or "
+           "preconditioner.amg.smoother gs or sgs; " +
+           smoothers_in_use(cfg);
+  }
+  if (in("preconditioner.multicolor_gs")) {
+    const bool runs = running && std::holds_alternative<MulticolorGaussSeidelParams>(*running);
+    if (runs) return {};
+    return "the multicolor_gs settings serve preconditioner.type multicolor_gs or multicolor_sgs "
+           "or the AMG smoother of those names; " +
+           smoothers_in_use(cfg);
+  }
+  if (in("preconditioner.two_stage_gs")) {
+    const bool runs = running && std::holds_alternative<TwoStageGaussSeidelParams>(*running);
+    if (runs) return {};
+    return "the two_stage_gs settings serve preconditioner.type two_stage_gs or two_stage_sgs "
+           "or the AMG smoother of those names; " +
+           smoothers_in_use(cfg);
   }
   if (in("preconditioner.chebyshev")) {
     const auto* c = running ? std::get_if<ChebyshevParams>(&*running) : nullptr;

@@ -162,6 +162,36 @@ void declare_solver(std::vector<Parameter>& out) {
                  "FCG: earlier directions each new one is A-orthogonalised against");
 }
 
+void declare_gauss_seidel(std::vector<Parameter>& out) {
+  const Range sor = {.min = 0, .max = 2, .min_open = true, .max_open = true};
+  Block gs(
+      out, "preconditioner.gauss_seidel",
+      [](auto& c) -> auto& { return c.preconditioner.gauss_seidel; });
+  gs.number("omega", &GaussSeidelParams::omega, sor, "Weight of hybrid l1 Gauss-Seidel (gs, sgs)");
+  gs.integer("block_rows", &GaussSeidelParams::block_rows, at_least(1),
+             "Hybrid Gauss-Seidel: rows per block (fixed by the matrix, not the threads)",
+             {.flags = {"--gs-block-rows"}});
+  Block mc(
+      out, "preconditioner.multicolor_gs",
+      [](auto& c) -> auto& { return c.preconditioner.multicolor_gs; });
+  mc.number("omega", &MulticolorGaussSeidelParams::omega, sor,
+            "Weight of multicolor Gauss-Seidel");
+  mc.unsigned_integer("seed", &MulticolorGaussSeidelParams::seed,
+                      "Seed of the coloring's random keys");
+  Block ts(
+      out, "preconditioner.two_stage_gs",
+      [](auto& c) -> auto& { return c.preconditioner.two_stage_gs; });
+  ts.number("omega", &TwoStageGaussSeidelParams::omega, sor,
+            "Weight of two-stage Gauss-Seidel");
+  ts.integer("inner_sweeps", &TwoStageGaussSeidelParams::inner_sweeps, at_least(0),
+             "Two-stage Gauss-Seidel: Jacobi sweeps of the triangular solve (1: hypre relax 11, "
+             "2: relax 12)",
+             {.flags = {"--gs-inner-sweeps"}});
+  ts.boolean("l1", &TwoStageGaussSeidelParams::l1,
+             "Two-stage Gauss-Seidel: row l1 norms for the diagonal (never indefinite in the "
+             "limit of many inner sweeps)");
+}
+
 void declare_smoothers(std::vector<Parameter>& out) {
   Block pre(
       out, "preconditioner", [](auto& c) -> auto& { return c.preconditioner; });
@@ -173,8 +203,15 @@ void declare_smoothers(std::vector<Parameter>& out) {
               {"amg", PreconditionerType::amg},
               {"ilu0", PreconditionerType::ilu0},
               {"iluk", PreconditionerType::iluk},
-              {"ilut", PreconditionerType::ilut}},
-             "Preconditioner", {.flags = {"--precond"}});
+              {"ilut", PreconditionerType::ilut},
+              {"gs", PreconditionerType::gs},
+              {"sgs", PreconditionerType::sgs},
+              {"multicolor_gs", PreconditionerType::multicolor_gs},
+              {"multicolor_sgs", PreconditionerType::multicolor_sgs},
+              {"two_stage_gs", PreconditionerType::two_stage_gs},
+              {"two_stage_sgs", PreconditionerType::two_stage_sgs}},
+             "Preconditioner (sgs, multicolor_sgs, two_stage_sgs: symmetric, for CG; ilut: nonsymmetric, for GMRES)",
+             {.flags = {"--precond"}});
   // The (l1-)Jacobi weight keeps its old shared spellings: only one of the
   // two smoothers runs at a time.
   const Aliases omega{.flags = {"--omega"}, .json = {"preconditioner.omega"}};
@@ -218,6 +255,7 @@ void declare_smoothers(std::vector<Parameter>& out) {
              "ILU triangular solves: exact by level scheduling, or Jacobi sweeps");
   ilu.integer("triangular_sweeps", &IluParams::triangular_sweeps, at_least(1),
               "Jacobi sweeps per ILU triangular solve");
+  declare_gauss_seidel(out);
 }
 
 void declare_amg(std::vector<Parameter>& out) {
@@ -241,8 +279,10 @@ void declare_amg(std::vector<Parameter>& out) {
   h.integer("post_sweeps", &H::post_sweeps, at_least(0), "Smoothing sweeps after it",
             {.flags = {"--post-sweeps"}});
   h.integer("max_levels", &H::max_levels, at_least(1), "Most levels", {.flags = {"--max-levels"}});
-  h.integer("coarse_size", &H::coarse_size, at_least(1),
-            "Target rows of the coarsest level (solved directly)", {.flags = {"--coarse-size"}});
+  h.integer("coarse_size", &H::coarse_size, at_least(0),
+            "Target rows of the coarsest level (solved directly); 0: 64 on the host, 600 on the "
+            "device",
+            {.flags = {"--coarse-size"}});
   amg.choice("smoother", &AmgSettings::smoother,
              {{"auto", AmgSmootherType::automatic},
               {"jacobi", AmgSmootherType::jacobi},
@@ -250,9 +290,17 @@ void declare_amg(std::vector<Parameter>& out) {
               {"chebyshev", AmgSmootherType::chebyshev},
               {"ilu0", AmgSmootherType::ilu0},
               {"iluk", AmgSmootherType::iluk},
-              {"ilut", AmgSmootherType::ilut}},
-             "Smoother with the preconditioner.<kind> settings (auto: l1jacobi for classical, "
-             "Jacobi with omega = 4/(3 rho) for aggregation)",
+              {"ilut", AmgSmootherType::ilut},
+              {"gs", AmgSmootherType::gs},
+              {"sgs", AmgSmootherType::sgs},
+              {"multicolor_gs", AmgSmootherType::multicolor_gs},
+              {"multicolor_sgs", AmgSmootherType::multicolor_sgs},
+              {"two_stage_gs", AmgSmootherType::two_stage_gs},
+              {"two_stage_sgs", AmgSmootherType::two_stage_sgs}},
+             "Smoother with the preconditioner.<kind> settings (auto: on the host gs, hybrid l1 "
+             "Gauss-Seidel forward down, backward up; on the device l1jacobi for classical; "
+             "Jacobi with omega = 4/(3 rho) for aggregation; gs/multicolor_gs/two_stage_gs "
+             "sweep forward down, backward up, the *sgs forms symmetric both ways)",
              {.flags = {"--smoother"}});
   h.integer("kcycle_levels", &H::kcycle_levels, at_least(0), "Levels that take K-cycles",
             {.flags = {"--kcycle-levels"}});

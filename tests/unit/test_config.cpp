@@ -263,13 +263,17 @@ TEST(ConfigGiven, RecordsEachSpellingAndNamesSettingsWithoutEffect) {
   EXPECT_EQ(cfg.given[1].where, "preconditioner.omega");
   EXPECT_EQ(cfg.given[1].paths, (std::vector<std::string>{"preconditioner.jacobi.omega",
                                                           "preconditioner.l1jacobi.omega"}));
-  // Default: CG with classical AMG and its auto smoother, l1-Jacobi. The
-  // weight reaches l1-Jacobi, so "preconditioner.omega" takes effect.
+  // Default: CG with classical AMG and its auto smoother, on the host
+  // hybrid Gauss-Seidel (gs). Neither Jacobi weight reaches it, so
+  // "preconditioner.omega" takes no effect either.
   EXPECT_EQ(ineffective_settings(cfg),
             (std::vector<std::string>{
                 "preconditioner.degree has no effect: the chebyshev settings serve "
                 "preconditioner.type chebyshev or preconditioner.amg.smoother chebyshev; the AMG "
-                "smoother is l1jacobi (preconditioner.amg.smoother auto with classical coarsening)",
+                "smoother is gs (preconditioner.amg.smoother auto with classical coarsening)",
+                "preconditioner.omega has no effect: the jacobi settings serve "
+                "preconditioner.type jacobi or preconditioner.amg.smoother jacobi; the AMG "
+                "smoother is gs (preconditioner.amg.smoother auto with classical coarsening)",
                 "solver.restart has no effect: only GMRES and FGMRES restart; solver.type is cg"}));
   flag(cfg, "--solver", "solver.type", "gmres");
   flag(cfg, "--precond", "preconditioner.type", "chebyshev");
@@ -385,14 +389,15 @@ TEST(ConfigJson, OlderKeysStillSetTheirParameters) {
       config_from_json(R"({"preconditioner": {"jacobi": {"omega": 0.9}, "omega": 0.7}})");
   EXPECT_EQ(both.preconditioner.jacobi.omega, 0.9);
   EXPECT_EQ(both.preconditioner.l1jacobi.omega, 0.7);
-  // Older keys are never written: "omega" only in jacobi and l1jacobi.
+  // Older keys are never written: "omega" only in jacobi, l1jacobi and the
+  // three Gauss-Seidel sections (gauss_seidel, multicolor_gs, two_stage_gs).
   const std::string text = config_to_json(cfg);
   std::size_t omegas = 0;
   for (auto at = text.find("\"omega\""); at != std::string::npos;
        at = text.find("\"omega\"", at + 1)) {
     ++omegas;
   }
-  EXPECT_EQ(omegas, 2u);
+  EXPECT_EQ(omegas, 5u);
   EXPECT_TRUE(same_settings(config_from_json(config_to_json(cfg)), cfg));
 }
 
@@ -423,7 +428,25 @@ TEST(ConfigText, ReadsCommandLineValuesAndNamesTheFlagOnErrors) {
 
 TEST(ConfigBuild, TheAutoSmootherFollowsTheCoarsening) {
   SolverConfig cfg;
-  EXPECT_TRUE(std::holds_alternative<L1JacobiParams>(amg_smoother(cfg)));
+  // Classical on the host: the library's host default, hybrid l1
+  // Gauss-Seidel forward down and backward up, with the gauss_seidel settings.
+  cfg.preconditioner.gauss_seidel.block_rows = 512;
+  const auto host = amg_smoother(cfg, Executor::host());
+  ASSERT_TRUE(std::holds_alternative<GaussSeidelParams>(host));
+  EXPECT_EQ(std::get<GaussSeidelParams>(host).sweep, GaussSeidelSweep::forward);
+  EXPECT_EQ(std::get<GaussSeidelParams>(host).block_rows, 512);
+  EXPECT_TRUE(std::holds_alternative<GaussSeidelParams>(amg::default_smoother(Executor::host())));
+  // The Gauss-Seidel names set the sweep.
+  cfg.preconditioner.amg.smoother = AmgSmootherType::two_stage_sgs;
+  cfg.preconditioner.two_stage_gs.inner_sweeps = 3;
+  const auto ts = std::get<TwoStageGaussSeidelParams>(amg_smoother(cfg));
+  EXPECT_EQ(ts.sweep, GaussSeidelSweep::symmetric);
+  EXPECT_EQ(ts.inner_sweeps, 3);
+  cfg.preconditioner.type = PreconditionerType::multicolor_gs;
+  EXPECT_EQ(std::get<MulticolorGaussSeidelParams>(preconditioner_smoother(cfg)).sweep,
+            GaussSeidelSweep::forward);
+  cfg.preconditioner.type = PreconditionerType::amg;
+  cfg.preconditioner.amg.smoother = AmgSmootherType::automatic;
   cfg.preconditioner.jacobi.omega = 0.9;
   cfg.preconditioner.amg.coarsening = CoarseningType::aggregation;
   const auto s = amg_smoother(cfg);
@@ -538,12 +561,22 @@ std::map<std::string, Change> changes() {
       {"preconditioner.ilu.triangular_solve", {{ilu0}, S("jacobi")}},
       {"preconditioner.ilu.triangular_sweeps",
        {{ilu0, {"preconditioner.ilu.triangular_solve", S("jacobi")}}, I(1)}},
+      {"preconditioner.gauss_seidel.omega", {{{"preconditioner.type", S("sgs")}}, 0.8}},
+      {"preconditioner.gauss_seidel.block_rows", {{{"preconditioner.type", S("sgs")}}, I(100)}},
+      {"preconditioner.multicolor_gs.omega",
+       {{{"preconditioner.type", S("multicolor_sgs")}}, 0.8}},
+      {"preconditioner.multicolor_gs.seed",
+       {{{"preconditioner.type", S("multicolor_sgs")}}, std::uint64_t(12345)}},
+      {"preconditioner.two_stage_gs.omega", {{{"preconditioner.type", S("two_stage_sgs")}}, 0.8}},
+      {"preconditioner.two_stage_gs.inner_sweeps",
+       {{{"preconditioner.type", S("two_stage_sgs")}}, I(3)}},
+      {"preconditioner.two_stage_gs.l1", {{{"preconditioner.type", S("two_stage_sgs")}}, true}},
       {amg + "coarsening", {{}, S("aggregation")}},
       {amg + "cycle", {{}, S("W")}},
       {amg + "pre_sweeps", {{}, I(2)}},
       {amg + "post_sweeps", {{}, I(2)}},
       {amg + "max_levels", {{}, I(1)}},
-      {amg + "coarse_size", {{}, I(50)}},
+      {amg + "coarse_size", {{}, I(600)}},
       {amg + "smoother", {{}, S("chebyshev")}},
       {amg + "kcycle_levels", {kcycle, I(1)}},
       {amg + "kcycle_flavour", {kcycle, S("gmres")}},

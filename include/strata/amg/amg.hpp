@@ -146,7 +146,8 @@ struct HierarchyParams {
   /// earlier when that level is nearer the target in ratio (its rows /
   /// coarse_size < coarse_size / the next level's rows) and has at most
   /// twice coarse_size rows. Level 0 is always coarsened when it is larger.
-  size_type coarse_size = 600;
+  /// 0 (the default): default_coarse_size() of the matrix's executor.
+  size_type coarse_size = 0;
   CycleType cycle = CycleType::V;
   /// K-cycle only: levels 0 .. kcycle_levels-1 compute their coarse-grid
   /// correction with two inner Krylov steps (fewer when the first already
@@ -165,7 +166,9 @@ struct HierarchyParams {
   double kcycle_threshold = 0.25;
   int pre_sweeps = 1;
   int post_sweeps = 1;
-  /// Smoother on every level but the coarsest (l1-Jacobi, as hypre on GPUs).
+  /// Smoother on every level but the coarsest (l1-Jacobi, as hypre on
+  /// GPUs). default_smoother(exec) is the library's default for an
+  /// executor, which the configuration's "auto" takes.
   SmootherParams smoother = L1JacobiParams{};
   /// Time every level of every cycle (synchronises the device per level,
   /// which costs some speed; off by default).
@@ -186,6 +189,25 @@ struct HierarchyParams {
 
 /// "cg", "gmres".
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept;
+
+/// The library's default smoother of classical AMG, by where the levels
+/// live (the one place that decides it):
+/// - host: hybrid l1 Gauss-Seidel, forward on the way down and backward on
+///   the way up (GaussSeidelParams{}; hypre's host default, relax 13/14),
+///   which keeps the V-cycle symmetric for CG and, with blocks fixed by
+///   the matrix, gives the same iterations on any number of threads;
+/// - device: l1-Jacobi (hypre's GPU default) until the Gauss-Seidel forms
+///   (multicolor, two-stage) are measured faster in total time at 256^3.
+SmootherParams default_smoother(const Executor& exec);
+
+/// The library's default target size of the coarsest level, by executor:
+/// - host: 64 rows. The direct solve of a small level costs nothing on a
+///   CPU, and stopping lower keeps at least three levels on problems of a
+///   few thousand rows, as hypre's host defaults do (measured in issue 16:
+///   with 600, tucker21935 stopped at 2 levels and bcsstk13 at 639 rows);
+/// - device: 600 rows, where each extra small level costs kernel launches
+///   more than its work.
+size_type default_coarse_size(const Executor& exec);
 
 /// One row of the hierarchy summary.
 struct LevelSummary {

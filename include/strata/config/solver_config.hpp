@@ -48,14 +48,27 @@ namespace strata::config {
 /// The Krylov method ("solver.type").
 enum class MethodType { cg, bicgstab, gmres, fgmres, fcg };
 /// The preconditioner ("preconditioner.type").
-enum class PreconditionerType { none, jacobi, l1jacobi, chebyshev, amg, ilu0, iluk, ilut };
+/// gs, sgs: hybrid l1 Gauss-Seidel, forward or symmetric sweep;
+/// multicolor_* and two_stage_* the same for those kinds
+/// (strata/smoother/gauss_seidel.hpp); ilu0, iluk, ilut: incomplete LU
+/// (strata/smoother/ilu.hpp).
+enum class PreconditionerType {
+  none, jacobi, l1jacobi, chebyshev, amg,
+  gs, sgs, multicolor_gs, multicolor_sgs, two_stage_gs, two_stage_sgs, ilu0, iluk, ilut
+};
 /// The AMG coarsening ("preconditioner.amg.coarsening").
 enum class CoarseningType { classical, aggregation };
 /// The smoother of every AMG level but the coarsest ("preconditioner.amg.smoother").
 /// automatic ("auto"): l1-Jacobi for classical coarsening (hypre's GPU
 /// default), damped Jacobi with omega = 4 / (3 rho(D^-1 A)) for aggregation
-/// (the aggregation paper's): see amg_smoother().
-enum class AmgSmootherType { automatic, jacobi, l1jacobi, chebyshev, ilu0, iluk, ilut };
+/// (the aggregation paper's): see amg_smoother(). gs: hybrid l1
+/// Gauss-Seidel forward down and backward up (hypre's relax 13/14); sgs:
+/// symmetric sweeps both ways; multicolor_* and two_stage_* the same for
+/// those kinds; ilu0, iluk, ilut: incomplete LU.
+enum class AmgSmootherType {
+  automatic, jacobi, l1jacobi, chebyshev,
+  gs, sgs, multicolor_gs, multicolor_sgs, two_stage_gs, two_stage_sgs, ilu0, iluk, ilut
+};
 
 /// "solver": the Krylov method and its stopping test.
 struct KrylovSettings {
@@ -90,6 +103,11 @@ struct PreconditionerSettings {
   L1JacobiParams l1jacobi;
   ChebyshevParams chebyshev;
   IluParams ilu;
+  /// The Gauss-Seidel kinds; their sweep comes from the name chosen (gs,
+  /// sgs, ...), not from these structs.
+  GaussSeidelParams gauss_seidel;
+  MulticolorGaussSeidelParams multicolor_gs;
+  TwoStageGaussSeidelParams two_stage_gs;
   AmgSettings amg;
 };
 
@@ -239,12 +257,19 @@ KrylovMethod krylov_method(const SolverConfig& cfg);
 /// chebyshev, ilu0, iluk or ilut; invalid_argument otherwise).
 SmootherParams preconditioner_smoother(const SolverConfig& cfg);
 
-/// The AMG smoother: the chosen kind's settings; for "auto", the
-/// l1jacobi settings with classical coarsening, and with aggregation the
-/// jacobi settings with estimate_omega = true.
+/// The AMG smoother for levels on `exec`: the chosen kind's settings (the
+/// Gauss-Seidel names set the sweep); for "auto" with classical coarsening
+/// the library's default for `exec` (amg::default_smoother: hybrid l1
+/// Gauss-Seidel on the host, l1-Jacobi on the device) with the settings of
+/// its kind, and with aggregation the jacobi settings with estimate_omega
+/// = true.
+SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec);
+/// The same for the host.
 SmootherParams amg_smoother(const SolverConfig& cfg);
 
-/// AmgSettings::hierarchy with its smoother from amg_smoother().
+/// AmgSettings::hierarchy with its smoother from amg_smoother(cfg, exec).
+amg::HierarchyParams hierarchy_params(const SolverConfig& cfg, const Executor& exec);
+/// The same for the host.
 amg::HierarchyParams hierarchy_params(const SolverConfig& cfg);
 
 /// The coarsening chosen, with its parameters (validated by its factory).

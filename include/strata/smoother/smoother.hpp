@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// Smoothers and simple preconditioners built from the diagonal of A:
-/// weighted Jacobi, l1-Jacobi and Chebyshev on D^-1 A.
+/// Smoothers and simple preconditioners: weighted Jacobi, l1-Jacobi and
+/// Chebyshev on D^-1 A, and the Gauss-Seidel family (hybrid l1, multicolor,
+/// two-stage; strata/smoother/gauss_seidel.hpp).
 ///
 /// A smoother is a LinearOperator (apply(b, x) is one application from a
 /// zero initial guess, x = M^-1 b, which is how a preconditioner is used)
@@ -15,6 +16,7 @@
 #include <variant>
 
 #include "strata/smoother/ilu.hpp"
+#include "strata/smoother/gauss_seidel.hpp"
 #include "strata/solver/level_operator.hpp"
 
 namespace strata {
@@ -32,6 +34,18 @@ class Smoother : public LinearOperator<T> {
   virtual void sweep_from(const Vector<T>& b, const Vector<T>& x0, Vector<T>& x) const {
     axpby(T{1}, x0, T{0}, x);
     smooth(b, x, 1);
+  }
+  /// Post-smoothing of an AMG cycle: `sweeps` sweeps of the adjoint of
+  /// smooth()'s sweep (the transpose of M^-1), the first from x0 into x
+  /// (x must not be x0). With pre-smoothing by smooth() the V-cycle is then
+  /// symmetric for symmetric A. Jacobi-type and Chebyshev sweeps are their
+  /// own adjoints, so the default is sweep_from() then smooth(); a forward
+  /// Gauss-Seidel sweep runs backward here (hypre's relax 13 down, 14 up).
+  virtual void post_smooth(const Vector<T>& b, const Vector<T>& x0, Vector<T>& x,
+                           int sweeps) const {
+    if (sweeps <= 0) return;
+    sweep_from(b, x0, x);
+    smooth(b, x, sweeps - 1);
   }
 };
 
@@ -87,9 +101,14 @@ struct ChebyshevParams {
 };
 
 /// A choice of smoother.
-using SmootherParams = std::variant<JacobiParams, L1JacobiParams, ChebyshevParams, IluParams>;
+using SmootherParams =
+    std::variant<JacobiParams, L1JacobiParams, ChebyshevParams, GaussSeidelParams,
+                 MulticolorGaussSeidelParams, TwoStageGaussSeidelParams, IluParams>;
 
-/// "jacobi", "l1jacobi", "chebyshev", "ilu0", "iluk", "ilut".
+/// "jacobi", "l1jacobi", "chebyshev"; the Gauss-Seidel family by kind and
+/// sweep: "gs", "backward_gs", "sgs" (hybrid l1), "multicolor_gs",
+/// "multicolor_backward_gs", "multicolor_sgs", "two_stage_gs",
+/// "two_stage_backward_gs", "two_stage_sgs"; "ilu0", "iluk", "ilut".
 std::string smoother_name(const SmootherParams& params);
 
 /// Builds the smoother for A (on A's executor), sharing ownership of A. The

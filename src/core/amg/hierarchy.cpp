@@ -30,6 +30,13 @@ const char* to_string(CycleType type) noexcept {
   return "?";
 }
 
+SmootherParams default_smoother(const Executor& exec) {
+  if (exec.is_host()) return GaussSeidelParams{};
+  return L1JacobiParams{};
+}
+
+size_type default_coarse_size(const Executor& exec) { return exec.is_host() ? 64 : 600; }
+
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept {
   switch (flavour) {
     case HierarchyParams::KcycleFlavour::cg:
@@ -295,10 +302,10 @@ struct Hierarchy<T>::Impl {
     start = Clock::now();
     if (params.post_sweeps > 0) {
       // r (free now) = x + P x_c; the first sweep goes from r back into x
-      // in one pass over A.
+      // in one pass over A. Post-smoothing is the adjoint of pre-smoothing
+      // (a forward Gauss-Seidel sweep runs backward), so the cycle is symmetric.
       transfer.P->apply(T{1}, coarse.x, T{1}, x, level.r);
-      level.smoother->sweep_from(b, level.r, x);
-      level.smoother->smooth(b, x, params.post_sweeps - 1);
+      level.smoother->post_smooth(b, level.r, x, params.post_sweeps);
     } else {
       transfer.P->apply(T{1}, coarse.x, T{1}, x, x);  // x += P x_c
     }
@@ -374,8 +381,9 @@ Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
   require(coarsening != nullptr, "amg::Hierarchy: the coarsening is null");
   require(params.max_levels >= 1,
           "amg::Hierarchy: max_levels must be >= 1, got " + std::to_string(params.max_levels));
-  require(params.coarse_size >= 1,
-          "amg::Hierarchy: coarse_size must be >= 1, got " + std::to_string(params.coarse_size));
+  require(params.coarse_size >= 0,
+          "amg::Hierarchy: coarse_size must be >= 0 (0: the executor's default), got " +
+              std::to_string(params.coarse_size));
   require(params.kcycle_levels >= 0, "amg::Hierarchy: kcycle_levels must be >= 0, got " +
                                          std::to_string(params.kcycle_levels));
   require(params.kcycle_threshold >= 0 && params.kcycle_threshold < 1,
@@ -389,6 +397,7 @@ Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
                              std::to_string(A->rows()) + " x " + std::to_string(A->cols()));
   }
   impl_->params = params;
+  if (params.coarse_size == 0) impl_->params.coarse_size = default_coarse_size(A->executor());
   impl_->reduction = reduction ? std::move(reduction) : std::make_shared<const Reduction<T>>();
   impl_->coarsening = std::move(coarsening);
   impl_->setup(std::move(A));

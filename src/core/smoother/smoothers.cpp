@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/smoother/ilu_smoother.hpp"
+#include "core/smoother/gauss_seidel.hpp"
 #include "core/solver/diagonal.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
@@ -184,6 +185,24 @@ std::string smoother_name(const SmootherParams& params) {
     std::string operator()(const L1JacobiParams&) const { return "l1jacobi"; }
     std::string operator()(const ChebyshevParams&) const { return "chebyshev"; }
     std::string operator()(const IluParams& p) const { return detail::ilu_name(p); }
+    std::string operator()(const GaussSeidelParams& p) const { return sweep_name("", p.sweep); }
+    std::string operator()(const MulticolorGaussSeidelParams& p) const {
+      return sweep_name("multicolor_", p.sweep);
+    }
+    std::string operator()(const TwoStageGaussSeidelParams& p) const {
+      return sweep_name("two_stage_", p.sweep);
+    }
+    static std::string sweep_name(const char* kind, GaussSeidelSweep sweep) {
+      switch (sweep) {
+        case GaussSeidelSweep::forward:
+          return std::string(kind) + "gs";
+        case GaussSeidelSweep::backward:
+          return std::string(kind) + "backward_gs";
+        case GaussSeidelSweep::symmetric:
+          return std::string(kind) + "sgs";
+      }
+      return std::string(kind) + "gs";
+    }
   };
   return std::visit(Name{}, params);
 }
@@ -225,6 +244,15 @@ std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T
     }
     std::unique_ptr<Smoother<T>> operator()(const IluParams& p) const {
       return detail::make_ilu_smoother(A, p);
+    }
+    std::unique_ptr<Smoother<T>> operator()(const GaussSeidelParams& p) const {
+      return detail::make_gauss_seidel(A, p);
+    }
+    std::unique_ptr<Smoother<T>> operator()(const MulticolorGaussSeidelParams& p) const {
+      return detail::make_gauss_seidel(A, p);
+    }
+    std::unique_ptr<Smoother<T>> operator()(const TwoStageGaussSeidelParams& p) const {
+      return detail::make_gauss_seidel(A, p);
     }
   };
   return std::visit(Make{A, reduction}, params);
