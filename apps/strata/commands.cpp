@@ -152,9 +152,7 @@ Timing time_per_call(const Executor& exec, int samples, F&& f) {
 }
 
 void run_spmv(const SpmvOptions& o, const Common& c) {
-  const auto usage = [](bool ok, const std::string& message) {
-    if (!ok) throw usage_error(message);
-  };
+  const auto usage = require_usage;
   usage(o.samples >= 1, "spmv: --samples must be >= 1, got " + std::to_string(o.samples));
   usage(o.format == "csr" || o.format == "bsr",
         "spmv: --format must be csr or bsr, got '" + o.format + "'");

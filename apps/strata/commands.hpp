@@ -35,6 +35,12 @@ class usage_error : public invalid_argument {
       : invalid_argument(message, where) {}
 };
 
+/// Throws usage_error(message) unless `ok`: for checks of what was asked
+/// (flags, settings), which exit with exit_usage rather than exit_error.
+inline void require_usage(bool ok, const std::string& message) {
+  if (!ok) throw usage_error(message);
+}
+
 /// Options every subcommand shares.
 struct Common {
   bool json = false;

@@ -661,7 +661,7 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       return;
     }
     for (const char* flag : {"--coefficients", "--pfmg-relax", "--pfmg-skip"}) {
-      require(cmd->count(flag) == 0, std::string(flag) + " needs --interface struct");
+      require_usage(cmd->count(flag) == 0, std::string(flag) + " needs --interface struct");
     }
     const config::SolverConfig cfg = effective_settings(*o, *cmd, *flags);
     if (o->print_config) {

@@ -36,13 +36,13 @@ std::vector<double> parse_coefficients(const std::string& text, std::size_t coun
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
     if (item.empty() || end != item.c_str() + item.size() || !(v > 0) || !std::isfinite(v)) {
-      throw invalid_argument("--coefficients: '" + item + "' in '" + text +
+      throw usage_error("--coefficients: '" + item + "' in '" + text +
                              "' is not a positive number");
     }
     c.push_back(v);
   }
   if (c.size() != count) {
-    throw invalid_argument("--coefficients '" + text + "' has " + std::to_string(c.size()) +
+    throw usage_error("--coefficients '" + text + "' has " + std::to_string(c.size()) +
                            " values, expected " + std::to_string(count) +
                            " (one per direction of the problem)");
   }
@@ -52,7 +52,7 @@ std::vector<double> parse_coefficients(const std::string& text, std::size_t coun
 structured::StructMatrix<double> make_problem(const StructuredSolveOptions& o, long long n,
                                               const Executor& exec) {
   if (o.problem != "aniso3d" && o.problem != "aniso2d" && !o.coefficients.empty()) {
-    throw invalid_argument("--coefficients applies to aniso3d and aniso2d, not " + o.problem);
+    throw usage_error("--coefficients applies to aniso3d and aniso2d, not " + o.problem);
   }
   if (o.problem == "poisson3d") return structured::gallery::poisson3d(exec, n, n, n);
   if (o.problem == "jumps3d") return structured::gallery::jumps3d(exec, n, n, n);
@@ -67,7 +67,7 @@ structured::StructMatrix<double> make_problem(const StructuredSolveOptions& o, l
   }
   std::string names;
   for (const auto& p : structured_problem_names()) names += (names.empty() ? "" : ", ") + p;
-  throw invalid_argument("solve --interface struct: problem '" + o.problem +
+  throw usage_error("solve --interface struct: problem '" + o.problem +
                          "' is not a structured problem (" + names + ")");
 }
 
@@ -104,22 +104,22 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
       solver = text;
     } else if (flag == "--tol" || flag == "--solver.relative_tolerance") {
       params.relative_tolerance = std::strtod(text.c_str(), nullptr);
-      require(params.relative_tolerance > 0 && params.relative_tolerance < 1,
+      require_usage(params.relative_tolerance > 0 && params.relative_tolerance < 1,
               flag + " " + text + ": expected a number in (0, 1)");
     } else if (flag == "--maxit" || flag == "--solver.max_iterations") {
       params.max_iterations = std::atoi(text.c_str());
-      require(params.max_iterations >= 1, flag + " " + text + ": expected an integer >= 1");
+      require_usage(params.max_iterations >= 1, flag + " " + text + ": expected an integer >= 1");
     } else {
-      throw invalid_argument(flag + " is a setting of the CSR solve; --interface struct takes "
+      throw usage_error(flag + " is a setting of the CSR solve; --interface struct takes "
                              "--precond pfmg|none, --solver cg|pfmg, --tol and --maxit");
     }
   }
-  require(precond == "pfmg" || precond == "none",
+  require_usage(precond == "pfmg" || precond == "none",
           "--precond " + precond + ": --interface struct takes pfmg or none");
-  require(solver == "cg" || solver == "pfmg",
+  require_usage(solver == "cg" || solver == "pfmg",
           "--solver " + solver + ": --interface struct takes cg or pfmg (PFMG alone)");
-  require(!(solver == "pfmg" && precond == "none"), "--solver pfmg needs no --precond none");
-  require(!o.n || *o.n >= 1, "--n must be >= 1, got " + std::to_string(o.n.value_or(0)));
+  require_usage(!(solver == "pfmg" && precond == "none"), "--solver pfmg needs no --precond none");
+  require_usage(!o.n || *o.n >= 1, "--n must be >= 1, got " + std::to_string(o.n.value_or(0)));
 
   const Executor exec = pick_executor(o.host, o.device);
   const long long n = o.n ? *o.n : (exec.is_cuda() ? 128 : 64);

@@ -50,12 +50,12 @@ program solve
 
   ! A bad setting is an error with a message naming it.
   call check(strata_matrix_create_csr(STRATA_HOST, n, n, row_ptr, col_idx, values, A))
-  status = strata_solver_create(A, '{"preconditioner": {"type": "ilu0"}}' // c_null_char, bad)
+  status = strata_solver_create(A, '{"preconditioner": {"type": "ilu9"}}' // c_null_char, bad)
   print '(a, i0, a, a)', '  an unknown preconditioner: status ', status, ', ', strata_last_error()
   call check(strata_matrix_destroy(A))
   call check(strata_solver_destroy(S))
   if (info%converged /= 1 .or. sqrt(rr / bb) > 1e-8_c_double .or. &
-      status /= STRATA_ERROR_INVALID_ARGUMENT .or. index(strata_last_error(), 'ilu0') == 0) then
+      status /= STRATA_ERROR_INVALID_ARGUMENT .or. index(strata_last_error(), 'ilu9') == 0) then
     stop 1
   end if
 
