@@ -77,3 +77,16 @@ def test_the_example_command_runs(tmp_path):
         assert residual <= 1e-10
     png = (tmp_path / "convergence.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_readme_python_block_runs():
+    readme = (ROOT / "README.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(code) == 1
+    namespace = {}
+    exec(compile(code[0], "README.md:python block", "exec"), namespace)
+    assert namespace["info"]["converged"] and namespace["code"] == 0
+    A, b, x = namespace["A"], namespace["b"], namespace["x"]
+    import numpy as np
+    # SciPy's default tolerance with the AMG preconditioner.
+    assert np.linalg.norm(b - A @ x) <= 1e-5 * np.linalg.norm(b)
