@@ -210,13 +210,20 @@ amg::HierarchyParams hierarchy_params(const SolverConfig& cfg, const Executor& e
 }
 
 template <class T>
-std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg) {
+std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg,
+                                                    std::vector<Vector<T>> near_null_space) {
   const auto& a = cfg.preconditioner.amg;
   switch (a.coarsening) {
     case CoarseningType::classical:
+      if (!near_null_space.empty()) {
+        throw invalid_argument("config: a near-null space of " +
+                               std::to_string(near_null_space.size()) +
+                               " vectors was given, but preconditioner.amg.coarsening is "
+                               "classical, which uses none; expected coarsening aggregation");
+      }
       return amg::make_classical_coarsening<T>(a.classical);
     case CoarseningType::aggregation:
-      return amg::make_aggregation_coarsening<T>(a.aggregation);
+      return amg::make_aggregation_coarsening<T>(a.aggregation, std::move(near_null_space));
   }
   throw invalid_argument("config: preconditioner.amg.coarsening holds " +
                          std::to_string(static_cast<int>(a.coarsening)) +
@@ -226,13 +233,20 @@ std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg) {
 // The one place that constructs a hierarchy or a smoother from settings.
 template <class T>
 std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
-                                                       std::shared_ptr<const LevelOperator<T>> A) {
+                                                       std::shared_ptr<const LevelOperator<T>> A,
+                                                       std::vector<Vector<T>> near_null_space) {
+  if (!near_null_space.empty() && cfg.preconditioner.type != PreconditionerType::amg) {
+    throw invalid_argument("config: a near-null space was given, but preconditioner.type is " +
+                           format_value(find_parameter("preconditioner.type")->get(cfg)) +
+                           "; only amg (with coarsening aggregation) uses one");
+  }
   switch (cfg.preconditioner.type) {
     case PreconditionerType::none:
       return nullptr;
     case PreconditionerType::amg:
-      return std::make_unique<amg::Hierarchy<T>>(A, make_coarsening<T>(cfg),
-                                                 hierarchy_params(cfg, A->executor()));
+      return std::make_unique<amg::Hierarchy<T>>(
+          A, make_coarsening<T>(cfg, std::move(near_null_space)),
+          hierarchy_params(cfg, A->executor()));
     case PreconditionerType::jacobi:
     case PreconditionerType::l1jacobi:
     case PreconditionerType::chebyshev:
@@ -417,8 +431,9 @@ std::vector<std::string> ineffective_settings(const SolverConfig& cfg) {
   return out;
 }
 
-template std::unique_ptr<amg::Coarsening<double>> make_coarsening<double>(const SolverConfig&);
+template std::unique_ptr<amg::Coarsening<double>> make_coarsening<double>(
+    const SolverConfig&, std::vector<Vector<double>>);
 template std::unique_ptr<LinearOperator<double>> make_preconditioner<double>(
-    const SolverConfig&, std::shared_ptr<const LevelOperator<double>>);
+    const SolverConfig&, std::shared_ptr<const LevelOperator<double>>, std::vector<Vector<double>>);
 
 }  // namespace strata::config

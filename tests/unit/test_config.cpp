@@ -602,6 +602,48 @@ std::map<std::string, Change> changes() {
   };
 }
 
+TEST(ConfigBuild, ANearNullSpaceGoesToAggregationAndIsRefusedElsewhere) {
+  const Executor exec = Executor::host();
+  const auto A = share(gallery::poisson3d(exec, 10, 10, 10));
+  const size_type n = A->rows();
+  const auto ones = [&] {
+    std::vector<Vector<double>> B;
+    B.emplace_back(exec, n, 1.0);
+    return B;
+  };
+  SolverConfig cfg;
+  cfg.preconditioner.amg.coarsening = CoarseningType::aggregation;
+  // B = ones is aggregation's default: the same cycle, bit for bit.
+  const auto given = make_preconditioner<double>(cfg, A, ones());
+  const auto implied = make_preconditioner<double>(cfg, A);
+  Vector<double> b(exec, n, 1.0), x1(exec, n), x2(exec, n);
+  b.values().host_view()[7] = 3.0;
+  given->apply(b, x1);
+  implied->apply(b, x2);
+  EXPECT_EQ(x1.to_vector(), x2.to_vector());
+  // Two vectors: two coarse unknowns per aggregate (fewer where one is too
+  // small), so more coarse rows than with one.
+  auto B = ones();
+  B.emplace_back(exec, n);
+  auto x = B[1].values().host_view();
+  for (size_type i = 0; i < n; ++i) x[i] = static_cast<double>(i % 10);
+  const auto two = make_preconditioner<double>(cfg, A, std::move(B));
+  const auto rows_of = [](const LinearOperator<double>& M) {
+    return dynamic_cast<const amg::Hierarchy<double>&>(M).summary().levels.at(1).rows;
+  };
+  EXPECT_GT(rows_of(*two), rows_of(*implied));
+  EXPECT_LE(rows_of(*two), 2 * rows_of(*implied));
+  // Classical AMG and the smoothers take none, and say so.
+  EXPECT_NE(error_of([&] { make_preconditioner<double>(SolverConfig{}, A, ones()); })
+                .find("preconditioner.amg.coarsening is classical"),
+            std::string::npos);
+  SolverConfig jacobi;
+  jacobi.preconditioner.type = PreconditionerType::jacobi;
+  EXPECT_NE(error_of([&] { make_preconditioner<double>(jacobi, A, ones()); })
+                .find("preconditioner.type is jacobi"),
+            std::string::npos);
+}
+
 TEST(ConfigEffect, EveryDeclaredParameterChangesWhatRuns) {
   const auto table = changes();
   for (const auto& [path, change] : table) {

@@ -273,21 +273,32 @@ amg::HierarchyParams hierarchy_params(const SolverConfig& cfg, const Executor& e
 amg::HierarchyParams hierarchy_params(const SolverConfig& cfg);
 
 /// The coarsening chosen, with its parameters (validated by its factory).
+/// `near_null_space` holds the columns of B on the finest level (each with
+/// A.rows() entries on A's executor; empty: the coarsening's default). Only
+/// aggregation takes one; classical coarsening throws invalid_argument when
+/// given one rather than ignoring it, so that a caller's B is never
+/// silently unused.
 template <class T>
-std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg);
+std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg,
+                                                    std::vector<Vector<T>> near_null_space = {});
 
 /// The preconditioner for A (nullptr for type none): the one place that
-/// builds a smoother or an AMG hierarchy from settings. It shares
-/// ownership of A.
+/// builds a smoother or an AMG hierarchy from settings, for every front end
+/// (the strata program, the C API, Python). It shares ownership of A. A
+/// non-empty `near_null_space` goes to the coarsening (see make_coarsening);
+/// with a preconditioner other than AMG it is an invalid_argument.
 template <class T>
 std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
-                                                       std::shared_ptr<const LevelOperator<T>> A);
+                                                       std::shared_ptr<const LevelOperator<T>> A,
+                                                       std::vector<Vector<T>> near_null_space = {});
 
 /// The same for a CSR matrix (shared, not copied).
 template <class T>
 std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
-                                                       std::shared_ptr<const CsrMatrix<T>> A) {
-  return make_preconditioner<T>(cfg, std::make_shared<const CsrOperator<T>>(std::move(A)));
+                                                       std::shared_ptr<const CsrMatrix<T>> A,
+                                                       std::vector<Vector<T>> near_null_space = {}) {
+  return make_preconditioner<T>(cfg, std::make_shared<const CsrOperator<T>>(std::move(A)),
+                                std::move(near_null_space));
 }
 
 }  // namespace strata::config
