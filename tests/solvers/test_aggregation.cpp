@@ -574,7 +574,11 @@ TEST(AggregationDevice, HostAndDeviceBuildTheSameHierarchy) {
     EXPECT_EQ(ah.iterations, ad.iterations) << problem;
     // The whole hierarchy: same aggregates on every level, so the same
     // interpolation patterns and bit-identical coarse matrices.
-    Hierarchy<double> Hh(test::shared(Ah), aggregation(dim)), Hd(test::shared(Ad), aggregation(dim));
+    // The same coarsest size on both (the default depends on the executor).
+    HierarchyParams same;
+    same.coarse_size = 600;
+    Hierarchy<double> Hh(test::shared(Ah), aggregation(dim), same),
+        Hd(test::shared(Ad), aggregation(dim), same);
     ASSERT_EQ(Hh.num_levels(), Hd.num_levels()) << problem;
     for (int l = 0; l + 1 < Hh.num_levels(); ++l) {
       const auto& Ph = Hh.level_interpolation(l);

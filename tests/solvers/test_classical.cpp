@@ -546,7 +546,12 @@ void expect_same_hierarchy(const CsrMatrix<double>& A_host, const ClassicalParam
   auto cd = amg::make_classical_coarsening<double>(p);
   const auto* rh = ch.get();
   const auto* rd = cd.get();
-  amg::Hierarchy<double> Hh(test::shared(A_host), std::move(ch)), Hd(test::shared(A_dev), std::move(cd));
+  // The same coarsest size on both (the default depends on the executor:
+  // amg::default_coarse_size).
+  amg::HierarchyParams same;
+  same.coarse_size = 600;
+  amg::Hierarchy<double> Hh(test::shared(A_host), std::move(ch), same),
+      Hd(test::shared(A_dev), std::move(cd), same);
   ASSERT_EQ(Hh.num_levels(), Hd.num_levels());
   for (int l = 0; l < Hh.num_levels(); ++l) {
     EXPECT_EQ(Hh.level_matrix(l).rows(), Hd.level_matrix(l).rows()) << "level " << l;

@@ -184,7 +184,7 @@ struct HierarchyParams {
   /// without timing code of its own. The level's device work is finished
   /// when it is called; the call itself is all it costs. Empty: nothing is
   /// called. An exception it throws ends the setup and propagates.
-  std::function<void(const LevelBuilt&)> on_level;
+  std::function<void(const LevelBuilt&)> on_level = nullptr;
 };
 
 /// "cg", "gmres".
