@@ -93,3 +93,22 @@ inline double relative_residual(const CsrMatrix<double>& A, const Vector<double>
 }
 
 }  // namespace strata::test
+
+#include <functional>
+
+#include "strata/core/error.hpp"
+
+namespace strata::test {
+
+/// The message of the strata::error that f throws ("no exception" when it
+/// throws none), for tests that check what an error says.
+inline std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const error& e) {
+    return e.message();
+  }
+  return "no exception";
+}
+
+}  // namespace strata::test

@@ -18,14 +18,7 @@ namespace {
 
 class Ilu : public test::OnExecutor {};
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const error& e) {
-    return e.message();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 /// Every row of F has ascending columns.
 bool sorted_rows(const CsrMatrix<double>& F) {

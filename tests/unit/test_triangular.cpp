@@ -18,14 +18,7 @@ namespace {
 
 class Triangular : public test::OnExecutor {};
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const error& e) {
-    return e.message();
-  }
-  return "no exception";
-}
+using test::message_of;
 
 /// The 4 x 4 lower triangle
 ///   [2 . . .; . 4 . .; 1 . 5 .; . 1 1 2]:
