@@ -6,23 +6,12 @@
 #include <memory>
 #include <string>
 
-#include "backend/cuda/base/parallel.cuh"
+#include "backend/cuda/base/cusparse_util.cuh"
 #include "core/cusparse_reference.hpp"
 
 namespace strata {
 
-namespace {
-void check_cusparse(cusparseStatus_t status, const char* call) {
-  if (status != CUSPARSE_STATUS_SUCCESS) {
-    throw cusparse_error(std::string("cuSPARSE call ") + call + " failed: " +
-                         cusparseGetErrorString(status));
-  }
-}
-#define STRATA_CUSPARSE_CHECK(call) check_cusparse((call), #call)
-}  // namespace
-
 namespace cuda_detail {
-// Out of line because an extended device lambda may not live in a constructor.
 void narrow_offsets(const CudaExec& exec, const offset_type* rp, std::int32_t* rp32,
                     size_type n) {
   parallel_for(exec, n,

@@ -8,31 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "backend/cuda/base/parallel.cuh"
+#include "backend/cuda/base/cusparse_util.cuh"
 #include "core/cusparse_triangular_reference.hpp"
 
 namespace strata {
-
-namespace {
-
-void check_cusparse(cusparseStatus_t status, const char* call) {
-  if (status != CUSPARSE_STATUS_SUCCESS) {
-    throw cusparse_error(std::string("cuSPARSE call ") + call + " failed: " +
-                         cusparseGetErrorString(status));
-  }
-}
-#define STRATA_CUSPARSE_CHECK(call) check_cusparse((call), #call)
-
-}  // namespace
-
-namespace cuda_detail {
-// Out of line because an extended device lambda may not live in a constructor.
-void narrow_triangular_offsets(const CudaExec& exec, const offset_type* rp, std::int32_t* rp32,
-                               size_type n) {
-  parallel_for(exec, n,
-               [=] __device__(size_type i) { rp32[i] = static_cast<std::int32_t>(rp[i]); });
-}
-}  // namespace cuda_detail
 
 struct CusparseSpsv::Impl {
   CudaExec exec;
@@ -75,8 +54,7 @@ CusparseSpsv::CusparseSpsv(const CsrMatrix<double>& A, Triangle triangle, bool u
   Impl& m = *impl_;
   m.rows = A.rows();
   m.row_ptr32 = Array<std::int32_t>(Executor(exec), A.rows() + 1);
-  cuda_detail::narrow_triangular_offsets(exec, A.row_ptr().data(), m.row_ptr32.data(),
-                                         A.rows() + 1);
+  cuda_detail::narrow_offsets(exec, A.row_ptr().data(), m.row_ptr32.data(), A.rows() + 1);
   m.b_scratch = Array<double>(Executor(exec), A.rows(), 0.0);
   m.x_scratch = Array<double>(Executor(exec), A.rows(), 0.0);
   STRATA_CUSPARSE_CHECK(cusparseCreateCsr(
