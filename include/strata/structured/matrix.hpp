@@ -72,6 +72,10 @@ class StructVector {
   void copy_from(const Vector<T>& v);
 
  private:
+  /// v lives here and has one entry per cell (location_mismatch,
+  /// dimension_mismatch naming `who` otherwise).
+  void check_cell_vector(const Vector<T>& v, const char* who) const;
+
   StructGrid grid_;
   int ghost_;
   Box data_box_;

@@ -116,14 +116,19 @@ void StructVector<T>::update_ghosts() {
 }
 
 template <class T>
-void StructVector<T>::copy_to(Vector<T>& v) const {
-  const char* who = "StructVector::copy_to";
+void StructVector<T>::check_cell_vector(const Vector<T>& v, const char* who) const {
   check_location(executor(), v.executor(), "v", who);
   if (v.size() != grid_.points()) {
     throw dimension_mismatch(std::string(who) + ": v has " + std::to_string(v.size()) +
                              " entries, expected " + std::to_string(grid_.points()) +
                              " (one per cell)");
   }
+}
+
+template <class T>
+void StructVector<T>::copy_to(Vector<T>& v) const {
+  const char* who = "StructVector::copy_to";
+  check_cell_vector(v, who);
   const Box& box = grid_.box();
   executor().visit([&](const auto& e) {
     ks::copy_box(e, extent_of(box), sub_layout(box, box), v.data(), sub_layout(data_box_, box),
@@ -134,12 +139,7 @@ void StructVector<T>::copy_to(Vector<T>& v) const {
 template <class T>
 void StructVector<T>::copy_from(const Vector<T>& v) {
   const char* who = "StructVector::copy_from";
-  check_location(executor(), v.executor(), "v", who);
-  if (v.size() != grid_.points()) {
-    throw dimension_mismatch(std::string(who) + ": v has " + std::to_string(v.size()) +
-                             " entries, expected " + std::to_string(grid_.points()) +
-                             " (one per cell)");
-  }
+  check_cell_vector(v, who);
   const Box& box = grid_.box();
   executor().visit([&](const auto& e) {
     ks::copy_box(e, extent_of(box), sub_layout(data_box_, box), data_.data(), sub_layout(box, box),
