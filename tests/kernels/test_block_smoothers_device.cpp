@@ -73,7 +73,8 @@ TEST(BlockDiagonalDevice, InverseAndApplyMatchTheHost) {
       Dd.recompute(Ad);
       EXPECT_LE(max_difference(Dh.values().to_vector(), Dd.values().to_vector()), 1e-13);
       const auto xv = test::random_values(A.rows(), 5), yv = test::random_values(A.rows(), 6);
-      Vector<double> xh(Array<double>(Executor::host(), xv)), yh(Array<double>(Executor::host(), yv));
+      Vector<double> xh(Array<double>(Executor::host(), xv)),
+          yh(Array<double>(Executor::host(), yv));
       Vector<double> xd = xh.to(d), yd = yh.to(d);
       Dh.apply(0.7, xh, -1.5, yh);
       Dd.apply(0.7, xd, -1.5, yd);
@@ -124,7 +125,8 @@ TEST(BlockSmoothersDevice, SweepsMatchTheHost) {
     for (const auto& p : smoothers_for(A)) {
       const auto Sh = make_smoother(host, p), Sd = make_smoother(device, p);
       EXPECT_NE(Sd->describe().find("block"), std::string::npos) << Sd->describe();
-      Vector<double> bh(Array<double>(Executor::host(), bv)), xh(Array<double>(Executor::host(), xv));
+      Vector<double> bh(Array<double>(Executor::host(), bv)),
+          xh(Array<double>(Executor::host(), xv));
       Vector<double> bd = bh.to(d), xd = xh.to(d);
       Sh->smooth(bh, xh, 2);
       Sd->smooth(bd, xd, 2);
@@ -154,7 +156,8 @@ TEST(BlockSmoothersDevice, FusedSweepMatchesTheHost) {
     for (auto kind : {BlockDiagonalKind::plain, BlockDiagonalKind::l1}) {
       const auto Dh = host.block_diagonal(kind), Dd = device.block_diagonal(kind);
       const auto bv = test::random_values(A.rows(), 3), xv = test::random_values(A.rows(), 4);
-      Vector<double> bh(Array<double>(Executor::host(), bv)), x0h(Array<double>(Executor::host(), xv));
+      Vector<double> bh(Array<double>(Executor::host(), bv)),
+          x0h(Array<double>(Executor::host(), xv));
       Vector<double> bd = bh.to(d), x0d = x0h.to(d);
       Vector<double> xh(Executor::host(), A.rows()), xd(d, A.rows());
       host.block_jacobi_sweep(Dh, 0.8, bh, x0h, xh);
@@ -171,12 +174,10 @@ TEST(BlockSmoothersDevice, SpectralEstimatesMatchTheHost) {
   const auto Dh = host.block_diagonal(BlockDiagonalKind::plain);
   const auto Dd = device.block_diagonal(BlockDiagonalKind::plain);
   EXPECT_NEAR(lanczos_max_eigenvalue(host, Dh, 10), lanczos_max_eigenvalue(device, Dd, 10), 1e-10);
-  EXPECT_NEAR(arnoldi_spectral_radius(host, Dh, 10), arnoldi_spectral_radius(device, Dd, 10),
-              1e-8);
+  EXPECT_NEAR(arnoldi_spectral_radius(host, Dh, 10), arnoldi_spectral_radius(device, Dd, 10), 1e-8);
 }
 
-int pcg_iterations(const std::shared_ptr<const LevelOperator<double>>& A,
-                   const SmootherParams& p) {
+int pcg_iterations(const std::shared_ptr<const LevelOperator<double>>& A, const SmootherParams& p) {
   const auto M = make_smoother(A, p);
   Vector<double> b(A->executor(), A->rows(), 1.0), x(A->executor(), A->rows(), 0.0);
   const auto info = solve(KrylovMethod{Cg{}}, *A, b, x, M.get());
@@ -191,9 +192,8 @@ TEST(BlockSmoothersDevice, PcgIterationsAreTheSameAsOnTheHost) {
       std::make_shared<const BsrOperator<double>>(A.clone());
   const std::shared_ptr<const LevelOperator<double>> device =
       std::make_shared<const BsrOperator<double>>(A.to(Executor::cuda()));
-  for (const SmootherParams& p :
-       {SmootherParams(JacobiParams{}), SmootherParams(L1JacobiParams{}),
-        SmootherParams(ChebyshevParams{.degree = 2})}) {
+  for (const SmootherParams& p : {SmootherParams(JacobiParams{}), SmootherParams(L1JacobiParams{}),
+                                  SmootherParams(ChebyshevParams{.degree = 2})}) {
     const int on_host = pcg_iterations(host, p), on_device = pcg_iterations(device, p);
     EXPECT_LE(std::abs(on_host - on_device), 1) << smoother_name(p);
   }

@@ -69,10 +69,9 @@ TEST(BlockSmoothers, PointBlockFalseKeepsTheScalarDiagonal) {
   const auto A = gallery::elasticity3d(Executor::host(), 3).A;
   const auto scalar = csr_level(A), blocks = bsr_level(A, 3);
   const Vector<double> b = random_vector(A.rows(), 3), x0 = random_vector(A.rows(), 4);
-  for (const SmootherParams& p :
-       {SmootherParams(JacobiParams{.omega = 0.5, .point_block = false}),
-        SmootherParams(L1JacobiParams{.point_block = false}),
-        SmootherParams(ChebyshevParams{.point_block = false})}) {
+  for (const SmootherParams& p : {SmootherParams(JacobiParams{.omega = 0.5, .point_block = false}),
+                                  SmootherParams(L1JacobiParams{.point_block = false}),
+                                  SmootherParams(ChebyshevParams{.point_block = false})}) {
     const auto Ss = make_smoother(scalar, p), Sb = make_smoother(blocks, p);
     EXPECT_EQ(Sb->describe().find("block"), std::string::npos) << Sb->describe();
     Vector<double> xs = x0.clone(), xb = x0.clone();
@@ -182,9 +181,11 @@ Rotated rotate_nodes(const BsrMatrix<double>& A, unsigned seed) {
     const double a = angles[3 * p], b = angles[3 * p + 1], c = angles[3 * p + 2];
     const double ca = std::cos(a), sa = std::sin(a), cb = std::cos(b), sb = std::sin(b),
                  cc = std::cos(c), sc = std::sin(c);
+    // clang-format off
     const double R[9] = {ca * cb, ca * sb * sc - sa * cc, ca * sb * cc + sa * sc,
                          sa * cb, sa * sb * sc + ca * cc, sa * sb * cc - ca * sc,
                          -sb,     cb * sc,                cb * cc};
+    // clang-format on
     std::copy(R, R + 9, Q.begin() + 9 * p);
   }
   const auto rp = A.row_ptr().to_vector();
@@ -238,18 +239,18 @@ TEST(BlockSmoothers, BlockJacobiDoesNotDependOnTheFrameOfEachNode) {
   }
   const Vector<double> ones(Executor::host(), A.rows(), 1.0);
   const Vector<double> b(Array<double>(Executor::host(), rotated_rhs));
-  for (const auto& [block, point] :
-       std::vector<std::pair<SmootherParams, SmootherParams>>{
+  for (const auto& [block, point] : std::vector<std::pair<SmootherParams, SmootherParams>>{
            {JacobiParams{}, JacobiParams{.point_block = false}},
            {ChebyshevParams{}, ChebyshevParams{.point_block = false}}}) {
     const int block_before = cg_iterations(*original, *make_smoother(original, block), ones);
     const int block_after = cg_iterations(*rotated, *make_smoother(rotated, block), b);
     const int scalar_before = cg_iterations(*original, *make_smoother(original, point), ones);
     const int scalar_after = cg_iterations(*rotated, *make_smoother(rotated, point), b);
-    std::printf("elasticity3d ne=6, nodes rotated: CG with %s: %d -> %d iterations, with %s: %d "
-                "-> %d\n",
-                smoother_name(block).c_str(), block_before, block_after,
-                make_smoother(rotated, point)->describe().c_str(), scalar_before, scalar_after);
+    std::printf(
+        "elasticity3d ne=6, nodes rotated: CG with %s: %d -> %d iterations, with %s: %d "
+        "-> %d\n",
+        smoother_name(block).c_str(), block_before, block_after,
+        make_smoother(rotated, point)->describe().c_str(), scalar_before, scalar_after);
     EXPECT_LE(std::abs(block_after - block_before), 1) << smoother_name(block);
     EXPECT_GT(scalar_after, scalar_before + 5) << smoother_name(point);
     EXPECT_LT(block_after, scalar_after) << smoother_name(block);
@@ -326,8 +327,7 @@ TEST(BlockSmoothers, RectangularBlocksHaveNoBlockDiagonal) {
   EXPECT_THROW(level.block_diagonal(BlockDiagonalKind::plain), invalid_argument);
   const CsrOperator<double> scalar(test::shared(A));
   EXPECT_EQ(scalar.diagonal_block_size(), 0);
-  const std::string m =
-      test::message_of([&] { scalar.block_diagonal(BlockDiagonalKind::plain); });
+  const std::string m = test::message_of([&] { scalar.block_diagonal(BlockDiagonalKind::plain); });
   EXPECT_NE(m.find("CSR"), std::string::npos) << m;
 }
 

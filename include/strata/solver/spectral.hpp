@@ -42,8 +42,8 @@ double arnoldi_spectral_radius(const LevelOperator<T>& A, const Vector<T>& inver
 /// (D^-1 D w)^T (D w). D itself is never needed. Throws invalid_argument
 /// when D^-1 turns out not positive definite (use Arnoldi then).
 template <class T>
-double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse,
-                              int steps, const Reduction<T>& reduction = Reduction<T>{});
+double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse, int steps,
+                              const Reduction<T>& reduction = Reduction<T>{});
 
 /// Spectral radius of D^-1 A with D block diagonal (`inverse` holds D^-1),
 /// for general A, by at most `steps` (<= 10) Arnoldi steps.

@@ -169,10 +169,9 @@ class ChebyshevSmoother final : public Smoother<T> {
     }
     if (blocks_) {
       inverse_ = A_->block_diagonal(BlockDiagonalKind::plain);
-      rho_ = p.symmetric
-                 ? lanczos_max_eigenvalue(*A_, inverse_, p.estimation_steps, reduction)
-                 : arnoldi_spectral_radius(*A_, inverse_, std::min(p.estimation_steps, 10),
-                                           reduction);
+      rho_ = p.symmetric ? lanczos_max_eigenvalue(*A_, inverse_, p.estimation_steps, reduction)
+                         : arnoldi_spectral_radius(*A_, inverse_, std::min(p.estimation_steps, 10),
+                                                   reduction);
     } else {
       d_ = detail::checked_diagonal_scaling(*A_, DiagonalScaling::inverse_diagonal, "chebyshev");
       rho_ = p.symmetric
@@ -187,14 +186,13 @@ class ChebyshevSmoother final : public Smoother<T> {
   size_type cols() const override { return A_->cols(); }
   const Executor& executor() const override { return A_->executor(); }
   std::string describe() const override {
-    const std::string blocks =
-        blocks_ ? ", " + std::to_string(inverse_.block_size()) + "x" +
-                      std::to_string(inverse_.block_size()) + " blocks"
-                : "";
+    const std::string blocks = blocks_ ? ", " + std::to_string(inverse_.block_size()) + "x" +
+                                             std::to_string(inverse_.block_size()) + " blocks"
+                                       : "";
     return std::string(blocks_ ? "block chebyshev(" : "chebyshev(") +
            (params_.kind == ChebyshevParams::Kind::fourth ? "fourth kind" : "first kind") +
-           ", degree=" + std::to_string(params_.degree) + ", rho=" + std::to_string(rho_) +
-           blocks + ")";
+           ", degree=" + std::to_string(params_.degree) + ", rho=" + std::to_string(rho_) + blocks +
+           ")";
   }
   /// The estimated largest eigenvalue of D^-1 A (before upper_fraction).
   double rho() const noexcept { return rho_; }
@@ -259,7 +257,7 @@ class ChebyshevSmoother final : public Smoother<T> {
 
   std::shared_ptr<const LevelOperator<T>> A_;
   ChebyshevParams params_;
-  bool blocks_;                // D is A's block diagonal (inverse_), else scalar (d_)
+  bool blocks_;  // D is A's block diagonal (inverse_), else scalar (d_)
   Vector<T> d_;
   BlockDiagonal<T> inverse_;
   double rho_ = 0;
@@ -346,12 +344,11 @@ std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T
                 "block jacobi: omega must be positive, got " + std::to_string(p.omega));
         const double rho = arnoldi_spectral_radius(*A, inverse, p.estimation_steps, reduction);
         require(rho > 0 && std::isfinite(rho),
-                "block jacobi: the estimated spectral radius of D^-1 A is " +
-                    std::to_string(rho) + "; expected a positive number");
+                "block jacobi: the estimated spectral radius of D^-1 A is " + std::to_string(rho) +
+                    "; expected a positive number");
         omega = p.omega * 4.0 / (3.0 * rho);
       }
-      return std::make_unique<BlockJacobiSmoother<T>>(A, omega, std::move(inverse),
-                                                      "block jacobi");
+      return std::make_unique<BlockJacobiSmoother<T>>(A, omega, std::move(inverse), "block jacobi");
     }
     std::unique_ptr<Smoother<T>> operator()(const ChebyshevParams& p) const {
       return std::make_unique<ChebyshevSmoother<T>>(A, p, reduction);

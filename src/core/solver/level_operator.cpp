@@ -249,8 +249,8 @@ size_type BsrOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
 
 template <class T>
 int BsrOperator<T>::diagonal_block_size() const {
-  const bool square = A_->row_block_size() == A_->col_block_size() &&
-                      A_->block_rows() == A_->block_cols();
+  const bool square =
+      A_->row_block_size() == A_->col_block_size() && A_->block_rows() == A_->block_cols();
   return square ? A_->row_block_size() : 0;
 }
 
@@ -272,14 +272,13 @@ void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega
   const int bs = diagonal_block_size();
   if (bs == 0 || inverse.block_size() != bs || inverse.block_rows() != A.block_rows() ||
       b.size() != A.rows() || x0.size() != A.rows() || x.size() != A.rows()) {
-    throw dimension_mismatch("block_jacobi_sweep: A is " + kind() + " with " +
-                             std::to_string(A.block_rows()) + " x " +
-                             std::to_string(A.block_cols()) + " blocks, the inverse has " +
-                             std::to_string(inverse.block_rows()) + " blocks of " +
-                             std::to_string(inverse.block_size()) + "x" +
-                             std::to_string(inverse.block_size()) + ", b, x0 and x have " +
-                             std::to_string(b.size()) + ", " + std::to_string(x0.size()) +
-                             " and " + std::to_string(x.size()) + " entries");
+    throw dimension_mismatch(
+        "block_jacobi_sweep: A is " + kind() + " with " + std::to_string(A.block_rows()) + " x " +
+        std::to_string(A.block_cols()) + " blocks, the inverse has " +
+        std::to_string(inverse.block_rows()) + " blocks of " +
+        std::to_string(inverse.block_size()) + "x" + std::to_string(inverse.block_size()) +
+        ", b, x0 and x have " + std::to_string(b.size()) + ", " + std::to_string(x0.size()) +
+        " and " + std::to_string(x.size()) + " entries");
   }
   require(x0.data() != x.data() || x.size() == 0,
           "block_jacobi_sweep: x0 and x must be in separate storage");
@@ -288,10 +287,9 @@ void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega
     return;
   }
   exec.visit([&](const auto& e) {
-    kernels::block_diagonal::jacobi_sweep(e, A.block_rows(), A.num_blocks(), bs,
-                                          A.row_ptr().data(), A.col_idx().data(),
-                                          A.values().data(), inverse.values().data(), omega,
-                                          b.data(), x0.data(), x.data());
+    kernels::block_diagonal::jacobi_sweep(
+        e, A.block_rows(), A.num_blocks(), bs, A.row_ptr().data(), A.col_idx().data(),
+        A.values().data(), inverse.values().data(), omega, b.data(), x0.data(), x.data());
   });
 }
 

@@ -205,7 +205,6 @@ double arnoldi_radius(const LevelOperator<T>& A, const Next& next, int m,
   return hessenberg_spectral_radius(H, k);
 }
 
-
 template <class T>
 void check_block_inverse(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse,
                          const char* who) {
@@ -277,8 +276,8 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, int steps, const Reduct
 }
 
 template <class T>
-double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse,
-                              int steps, const Reduction<T>& reduction) {
+double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse, int steps,
+                              const Reduction<T>& reduction) {
   require(steps >= 1, "lanczos_max_eigenvalue: steps must be >= 1, got " + std::to_string(steps));
   check_block_inverse(A, inverse, "lanczos_max_eigenvalue");
   const Executor& exec = A.executor();

@@ -255,8 +255,8 @@ template <class Exec, class T>
 void chebyshev_step(const Exec& exec, size_type block_rows, int b, const T* inverse, T c_keep,
                     T c_new, const T* t, T* r, T* p, T* x) {
   detail::with_block_size(b, [&](auto B) {
-    detail::chebyshev_step_fixed<decltype(B)::value>(exec, block_rows, b, inverse, c_keep, c_new,
-                                                     t, r, p, x);
+    detail::chebyshev_step_fixed<decltype(B)::value>(exec, block_rows, b, inverse, c_keep, c_new, t,
+                                                     r, p, x);
   });
 }
 
