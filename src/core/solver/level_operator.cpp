@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kernels/amg/coarse_solve_kernels.hpp"
-#include "kernels/matrix/block_diagonal_kernels.hpp"
+#include "kernels/matrix/bsr_kernels.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/matrix/galerkin.hpp"
@@ -282,12 +282,12 @@ void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega
   }
   require(x0.data() != x.data() || x.size() == 0,
           "block_jacobi_sweep: x0 and x must be in separate storage");
-  if (!kernels::block_diagonal::has_fast_path(bs)) {
+  if (!kernels::bsr::has_fast_path(bs, bs)) {
     LevelOperator<T>::block_jacobi_sweep(inverse, omega, b, x0, x);
     return;
   }
   exec.visit([&](const auto& e) {
-    kernels::block_diagonal::jacobi_sweep(
+    kernels::bsr::jacobi_sweep(
         e, A.block_rows(), A.num_blocks(), bs, A.row_ptr().data(), A.col_idx().data(),
         A.values().data(), inverse.values().data(), omega, b.data(), x0.data(), x.data());
   });
