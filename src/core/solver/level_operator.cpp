@@ -140,6 +140,15 @@ size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d)
   });
 }
 
+/// A fused sweep's vectors live where A does (checked once, here).
+template <class T>
+void check_sweep_locations(const Executor& exec, const Vector<T>& b, const Vector<T>& x0,
+                           const Vector<T>& x) {
+  check_location(exec, b.executor(), "b", "A");
+  check_location(exec, x0.executor(), "x0", "A");
+  check_location(exec, x.executor(), "x", "A");
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------- CSR
@@ -171,9 +180,7 @@ void CsrOperator<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const 
   const CsrMatrix<T>& A = *A_;
   const Executor& exec = A.executor();
   check_location(exec, d.executor(), "d", "A");
-  check_location(exec, b.executor(), "b", "A");
-  check_location(exec, x0.executor(), "x0", "A");
-  check_location(exec, x.executor(), "x", "A");
+  check_sweep_locations(exec, b, x0, x);
   if (A.rows() != A.cols() || d.size() != A.rows() || b.size() != A.rows() ||
       x0.size() != A.rows() || x.size() != A.rows()) {
     throw dimension_mismatch(
@@ -266,9 +273,7 @@ void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega
   const BsrMatrix<T>& A = *A_;
   const Executor& exec = A.executor();
   check_location(exec, inverse.executor(), "inverse", "A");
-  check_location(exec, b.executor(), "b", "A");
-  check_location(exec, x0.executor(), "x0", "A");
-  check_location(exec, x.executor(), "x", "A");
+  check_sweep_locations(exec, b, x0, x);
   const int bs = diagonal_block_size();
   if (bs == 0 || inverse.block_size() != bs || inverse.block_rows() != A.block_rows() ||
       b.size() != A.rows() || x0.size() != A.rows() || x.size() != A.rows()) {
