@@ -288,22 +288,25 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>&
         "lanczos_max_eigenvalue: the inverted diagonal blocks are not positive definite (Lanczos "
         "in the D inner product needs SPD blocks; use arnoldi_spectral_radius)");
   };
-  // y = D v beside the D-orthonormal Lanczos vector v (see the header).
-  Vector<T> y = start_vector(exec, n), v(exec, n), y_old(exec, n, 0.0), w(exec, n);
-  inverse.apply(y, v);
-  const double norm2 = reduction.dot(y, v);
+  // y_j = D v_j beside the D-orthonormal Lanczos vector v_j (see the
+  // header): ys[j % 2] holds y_j, ys[(j + 1) % 2] y_j-1 and then y_j+1.
+  Vector<T> ys[2] = {start_vector(exec, n), Vector<T>(exec, n, 0.0)};
+  Vector<T> v(exec, n), w(exec, n);
+  inverse.apply(ys[0], v);
+  const double norm2 = reduction.dot(ys[0], v);
   if (!(norm2 > 0)) throw not_spd();
-  scale(1.0 / std::sqrt(norm2), y);
+  scale(1.0 / std::sqrt(norm2), ys[0]);
   scale(1.0 / std::sqrt(norm2), v);
   std::vector<double> alpha, beta;
   double beta_prev = 0.0;
   for (int j = 0; j < steps && j < n; ++j) {
+    Vector<T>& y = ys[j % 2];
+    Vector<T>& y_other = ys[(j + 1) % 2];
     A.apply(v, w);  // w = D (D^-1 A v), in the "residual" space
     const double a = reduction.dot(w, v);
     axpy(-a, y, w);
-    if (j > 0) axpy(-beta_prev, y_old, w);
+    if (j > 0) axpy(-beta_prev, y_other, w);
     alpha.push_back(a);
-    std::swap(y_old, y);  // y_old <- y; y, v <- the next pair
     inverse.apply(w, v);  // v = D^-1 (D w) = w, the next direction before scaling
     const double b2 = reduction.dot(w, v);
     if (!std::isfinite(a) || !std::isfinite(b2)) {
@@ -314,7 +317,7 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>&
     if (b <= 1e-14 * std::abs(a) || j + 1 == steps) break;  // invariant subspace found
     beta.push_back(b);
     beta_prev = b;
-    axpby(1.0 / b, w, 0.0, y);
+    axpby(1.0 / b, w, 0.0, y_other);  // y_j+1 takes y_j-1's place
     scale(1.0 / b, v);
   }
   return largest_tridiagonal_eigenvalue(alpha, beta);
