@@ -65,6 +65,24 @@ TEST(BlockSmoothers, OneByOneBlocksGiveTheScalarSmoother) {
   }
 }
 
+TEST(BlockSmoothers, OneByOneBlockLanczosEstimatesTheScalarEigenvalue) {
+  // D^-1 A of the 7-point Laplacian on nx x ny x nz: largest eigenvalue
+  // 1 + (cos(pi/(nx+1)) + cos(pi/(ny+1)) + cos(pi/(nz+1))) / 3. Lanczos in
+  // the D inner product (1x1 blocks) and on D^-1/2 A D^-1/2 (scalar) start
+  // from other vectors, so they agree only as estimates: both from below.
+  const auto A = gallery::poisson3d(Executor::host(), 7, 6, 5);
+  const double pi = 3.141592653589793;
+  const double exact = 1.0 + (std::cos(pi / 8) + std::cos(pi / 7) + std::cos(pi / 6)) / 3.0;
+  const auto blocks = bsr_level(A, 1);
+  const double block =
+      lanczos_max_eigenvalue(*blocks, blocks->block_diagonal(BlockDiagonalKind::plain), 10);
+  const double scalar = lanczos_max_eigenvalue(*csr_level(A), 10);
+  for (double estimate : {block, scalar}) {
+    EXPECT_LE(estimate, exact * (1 + 1e-12));
+    EXPECT_GT(estimate, 0.97 * exact);
+  }
+}
+
 TEST(BlockSmoothers, PointBlockFalseKeepsTheScalarDiagonal) {
   const auto A = gallery::elasticity3d(Executor::host(), 3).A;
   const auto scalar = csr_level(A), blocks = bsr_level(A, 3);
