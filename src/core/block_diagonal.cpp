@@ -97,24 +97,6 @@ void BlockDiagonal<T>::apply(T alpha, const Vector<T>& x, T beta, Vector<T>& y) 
   });
 }
 
-template <class T>
-void BlockDiagonal<T>::left_multiply(BsrMatrix<T>& M) const {
-  check_location(executor(), M.executor(), "M", "BlockDiagonal::left_multiply");
-  if (M.block_rows() != block_rows_ || M.row_block_size() != block_size_) {
-    throw dimension_mismatch("BlockDiagonal::left_multiply: M has " +
-                             std::to_string(M.block_rows()) + " block rows of " +
-                             std::to_string(M.row_block_size()) + " rows; D^-1 has " +
-                             std::to_string(block_rows_) + " blocks of " +
-                             std::to_string(block_size_) + "x" + std::to_string(block_size_));
-  }
-  const Array<T> original = M.values().clone();
-  executor().visit([&](const auto& e) {
-    kernels::block_diagonal::left_multiply(e, block_rows_, block_size_, M.col_block_size(),
-                                           M.row_ptr().data(), values_.data(), original.data(),
-                                           M.values().data());
-  });
-}
-
 template class BlockDiagonal<float>;
 template class BlockDiagonal<double>;
 

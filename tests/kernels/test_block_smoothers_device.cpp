@@ -83,32 +83,6 @@ TEST(BlockDiagonalDevice, InverseAndApplyMatchTheHost) {
   }
 }
 
-TEST(BlockDiagonalDevice, LeftMultiplyMatchesTheHost) {
-  STRATA_REQUIRE_DEVICE();
-  const auto d = Executor::cuda();
-  for (const auto& A : matrices()) {
-    const auto Dh = BlockDiagonal<double>::inverse(A);
-    const auto Dd = BlockDiagonal<double>::inverse(A.to(d));
-    // M = A itself (square blocks) and A with its blocks widened to 2b
-    // columns (b x 2b blocks, as A P_tent has 3x6 blocks).
-    const int b = A.row_block_size();
-    auto wide_values = A.values().to_vector();
-    wide_values.resize(wide_values.size() * 2);
-    for (std::size_t i = 0; i < wide_values.size(); ++i) wide_values[i] = std::sin(double(i));
-    BsrMatrix<double> wide(A.block_rows(), A.block_cols(), b, 2 * b, A.row_ptr().clone(),
-                           A.col_idx().clone(), Array<double>(Executor::host(), wide_values));
-    const BsrMatrix<double>* const shapes[] = {&A, &wide};
-    for (const BsrMatrix<double>* M : shapes) {
-      auto Mh = M->clone();
-      auto Md = M->to(d);
-      Dh.left_multiply(Mh);
-      Dd.left_multiply(Md);
-      EXPECT_LE(max_difference(Mh.values().to_vector(), Md.values().to_vector()), 1e-13)
-          << b << "x" << M->col_block_size();
-    }
-  }
-}
-
 TEST(BlockDiagonalDevice, ErrorsNameTheSameBlockRowAsOnTheHost) {
   STRATA_REQUIRE_DEVICE();
   auto A = to_bsr(gallery::elasticity3d(Executor::host(), 6).A, 3);

@@ -5,11 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "strata/gallery/gallery.hpp"
@@ -244,47 +242,6 @@ TEST(BlockDiagonal, ApplyMultipliesByTheInverse) {
     EXPECT_THROW(inv.apply(x, x), invalid_argument);
     Vector<double> short_vector(h, n - 1);
     EXPECT_THROW(inv.apply(x, short_vector), dimension_mismatch);
-  }
-}
-
-TEST(BlockDiagonal, LeftMultiplyScalesEveryBlockRow) {
-  // D^-1 M for M of b x c blocks on D's block rows (c = 6: the A P_tent of
-  // smoothed aggregation for 3D elasticity; c = 2 and b = 5: other shapes).
-  for (const auto& [b, c] : {std::pair{3, 6}, std::pair{5, 2}, std::pair{2, 2}}) {
-    const auto A = block_tridiagonal(7, b, 110 + b);
-    const auto inv = BlockDiagonal<double>::inverse(A);
-    // M: block row I holds block columns I and (I + 3) % 4 of 4.
-    std::vector<offset_type> rp{0};
-    std::vector<index_type> ci;
-    for (size_type I = 0; I < 7; ++I) {
-      const index_type first = static_cast<index_type>(I % 4), second = (first + 3) % 4;
-      ci.push_back(std::min(first, second));
-      if (second != first) ci.push_back(std::max(first, second));
-      rp.push_back(static_cast<offset_type>(ci.size()));
-    }
-    const auto mv = test::random_values(ci.size() * b * c, 120);
-    const auto h = Executor::host();
-    BsrMatrix<double> M(7, 4, b, c, Array<offset_type>(h, rp), Array<index_type>(h, ci),
-                        Array<double>(h, mv));
-    inv.left_multiply(M);
-    const auto out = M.values().to_vector();
-    EXPECT_EQ(M.col_idx().to_vector(), ci);  // the pattern stays
-    // D_I (D_I^-1 M_IJ) = M_IJ, entry by entry.
-    for (size_type I = 0; I < 7; ++I) {
-      const auto D = diagonal_block(A, I, false);
-      for (offset_type k = rp[I]; k < rp[I + 1]; ++k) {
-        for (int a = 0; a < b; ++a) {
-          for (int j = 0; j < c; ++j) {
-            double s = 0;
-            for (int m = 0; m < b; ++m) s += D[a * b + m] * out[k * b * c + m * c + j];
-            EXPECT_NEAR(s, mv[k * b * c + a * c + j], 1e-12) << b << "x" << c << ", block " << k;
-          }
-        }
-      }
-    }
-    BsrMatrix<double> wrong(7, 4, b + 1, c, Array<offset_type>(h, rp), Array<index_type>(h, ci),
-                            Array<double>(h, std::vector<double>(ci.size() * (b + 1) * c, 1.0)));
-    EXPECT_THROW(inv.left_multiply(wrong), dimension_mismatch);
   }
 }
 

@@ -78,14 +78,6 @@ class BlockDiagonal {
   /// read (NaN in it is ignored).
   void apply(T alpha, const Vector<T>& x, T beta, Vector<T>& y) const;
 
-  /// M <- D^-1 M in place: every stored block M_IJ becomes D_I^-1 M_IJ (the
-  /// pattern stays). M has block_rows() block rows of block_size() rows
-  /// each and any column block size: the D^-1 (A P) of smoothed
-  /// aggregation's prolongator smoothing, P = P_tent - omega D^-1 A P_tent,
-  /// with A P in 3x6 blocks. Throws dimension_mismatch when the row blocks
-  /// differ, location_mismatch when M lives elsewhere.
-  void left_multiply(BsrMatrix<T>& M) const;
-
  private:
   BlockDiagonal(size_type block_rows, int block_size, BlockDiagonalKind kind, Array<T> values)
       : block_rows_(block_rows), block_size_(block_size), kind_(kind), values_(std::move(values)) {}

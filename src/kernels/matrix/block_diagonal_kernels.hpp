@@ -38,14 +38,6 @@ template <class Exec, class T>
 void apply(const Exec& exec, size_type block_rows, int b, const T* inverse, T alpha, const T* x,
            T beta, T* y);
 
-/// M_IJ <- inverse_I M_IJ for every stored block of the BSR matrix M with
-/// b x c blocks (block_rows block rows): entry (a, j) of a block becomes
-/// sum over m = 0..b-1 in order of inverse_I(a, m) M_IJ(m, j), computed from
-/// `original`, a copy of M's values.
-template <class Exec, class T>
-void left_multiply(const Exec& exec, size_type block_rows, int b, int c, const offset_type* row_ptr,
-                   const T* inverse, const T* original, T* values);
-
 /// The first step of Chebyshev smoothing in D^-1 A with block D (the block
 /// form of kernels::smoother::chebyshev_start): r = D^-1 (rhs - t) (t ==
 /// nullptr: t = 0, x = 0), p = inv_theta r, x += p (x = p when t ==

@@ -126,28 +126,6 @@ void apply_fixed(const Exec& exec, size_type block_rows, int b_runtime, const T*
 }
 
 template <int B, class Exec, class T>
-void left_multiply_fixed(const Exec& exec, size_type block_rows, int b_runtime, int c,
-                         const offset_type* row_ptr, const T* inverse, const T* original,
-                         T* values) {
-  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
-    const size_type n = B > 0 ? B : b_runtime;
-    const size_type block = n * c;
-    const T* inv = inverse + I * n * n;
-    for (offset_type k = row_ptr[I]; k < row_ptr[I + 1]; ++k) {
-      const T* in = original + k * block;
-      T* out = values + k * block;
-      for (size_type a = 0; a < n; ++a) {
-        for (int j = 0; j < c; ++j) {
-          T s{0};
-          for (size_type m = 0; m < n; ++m) s += inv[a * n + m] * in[m * c + j];
-          out[a * c + j] = s;
-        }
-      }
-    }
-  });
-}
-
-template <int B, class Exec, class T>
 void chebyshev_start_fixed(const Exec& exec, size_type block_rows, int b_runtime, const T* inverse,
                            T inv_theta, const T* rhs, const T* t, T* r, T* p, T* x) {
   const size_type b = B > 0 ? B : b_runtime;
@@ -223,15 +201,6 @@ void apply(const Exec& exec, size_type block_rows, int b, const T* inverse, T al
            T beta, T* y) {
   detail::with_block_size(b, [&](auto B) {
     detail::apply_fixed<decltype(B)::value>(exec, block_rows, b, inverse, alpha, x, beta, y);
-  });
-}
-
-template <class Exec, class T>
-void left_multiply(const Exec& exec, size_type block_rows, int b, int c, const offset_type* row_ptr,
-                   const T* inverse, const T* original, T* values) {
-  detail::with_block_size(b, [&](auto B) {
-    detail::left_multiply_fixed<decltype(B)::value>(exec, block_rows, b, c, row_ptr, inverse,
-                                                    original, values);
   });
 }
 
