@@ -15,6 +15,7 @@
 #include "strata/gallery/gallery.hpp"
 #include "strata/io/matrix_market.hpp"
 #include "strata/matrix/assembly.hpp"
+#include "strata/matrix/block_diagonal.hpp"
 #include "strata/matrix/bsr.hpp"
 #include "strata/matrix/csr.hpp"
 #include "strata/matrix/galerkin.hpp"
