@@ -219,6 +219,8 @@ struct SaLevel {
   // The smoothing product's plan and scratch.
   Array<offset_type> target, tentative_block;
   Array<T> scratch;
+  // R's block r is the transpose of P's block r_source[r].
+  Array<offset_type> r_source;
   std::optional<BlockDiagonal<T>> dinv;
   double omega = 0;
   std::shared_ptr<BsrMatrix<T>> P, R;
@@ -244,7 +246,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     if (level > 0) near_null_.resize(static_cast<std::size_t>(level) + 1);
     SaLevel<T> state;
     const BsrMatrix<T>& A = block_matrix(level_A, level, state);
-    const Executor& exec = A.executor();
+    const Executor& exec = level_A.executor();  // outlives a converted A
     const int b = A.row_block_size();
     const size_type nodes = A.block_rows();
     if (level == 0) {
@@ -370,7 +372,16 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     {
       StageTimer clock(exec, times, "restriction");
       state.R = std::make_shared<BsrMatrix<T>>(transpose(*state.P));
+      if (params_.smooth_prolongator) {
+        state.r_source = Array<offset_type>(exec, state.R->num_blocks());
+        exec.visit([&](const auto& e) {
+          sak::transpose_plan(e, nodes, state.P->row_ptr().data(), state.P->col_idx().data(),
+                              state.R->row_ptr().data(), state.R->col_idx().data(),
+                              state.r_source.data());
+        });
+      }
     }
+    state.converted.reset();  // refresh converts again (A is not used below)
     Transfer<T> transfer{std::make_shared<const BsrOperator<T>>(state.P),
                          std::make_shared<const BsrOperator<T>>(state.R)};
     levels_.push_back(std::move(state));
@@ -387,7 +398,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     SaLevel<T>& state = levels_[static_cast<std::size_t>(level)];
     if (!params_.smooth_prolongator) return;  // P_tent does not depend on A's values
     const BsrMatrix<T>& A = block_matrix(level_A, level, state);
-    const Executor& exec = A.executor();
+    const Executor& exec = level_A.executor();  // outlives a converted A
     StageTimer clock(exec, times, "prolongator smoothing");
     if (A.num_blocks() != state.keep.size() || A.block_rows() != state.tentative.block_rows()) {
       throw invalid_argument("smoothed aggregation: refresh of level " + std::to_string(level) +
@@ -400,8 +411,12 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     state.dinv->recompute(Af);
     state.omega = params_.prolongator_damping / block_jacobi_spectral_radius(Af, *state.dinv);
     smooth(Af, state);
-    const BsrMatrix<T> R = transpose(*state.P);
-    copy(R.values(), state.R->values());
+    BsrMatrix<T>& R = *state.R;
+    exec.visit([&](const auto& e) {
+      sak::transpose_values(e, R.num_blocks(), R.col_block_size(), R.row_block_size(),
+                            state.r_source.data(), state.P->values().data(), R.values().data());
+    });
+    state.converted.reset();
   }
 
   void release_refresh_data() override {

@@ -139,4 +139,21 @@ void smoothed_values(const Exec& exec, size_type block_rows, int b, int k,
                      const T* t_values, const T* dinv, T omega, const offset_type* p_row_ptr,
                      const offset_type* tentative, T* scratch, T* p_values);
 
+// ------------------------------------------------------------ 5. restriction
+
+/// Where each block of R = P^T comes from: source[r] = the block of P whose
+/// transpose is R's block r. R's block rows list their block columns in
+/// ascending order (what transpose() makes), so each block of P finds its
+/// place by a binary search of R's row.
+template <class Exec>
+void transpose_plan(const Exec& exec, size_type p_block_rows, const offset_type* p_row_ptr,
+                    const index_type* p_col_idx, const offset_type* r_row_ptr,
+                    const index_type* r_col_idx, offset_type* source);
+
+/// R's values from P's on the plan: R block r = (P block source[r])^T, P's
+/// blocks b x k, R's k x b.
+template <class Exec, class T>
+void transpose_values(const Exec& exec, size_type r_blocks, int b, int k,
+                      const offset_type* source, const T* p_values, T* r_values);
+
 }  // namespace strata::kernels::smoothed_aggregation

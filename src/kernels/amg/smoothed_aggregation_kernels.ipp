@@ -352,4 +352,38 @@ void smoothed_values(const Exec& exec, size_type block_rows, int b, int k,
   });
 }
 
+// ------------------------------------------------------------ 5. restriction
+
+template <class Exec>
+void transpose_plan(const Exec& exec, size_type p_block_rows, const offset_type* p_row_ptr,
+                    const index_type* p_col_idx, const offset_type* r_row_ptr,
+                    const index_type* r_col_idx, offset_type* source) {
+  parallel_for(exec, p_block_rows, [=] STRATA_HD(size_type I) {
+    for (offset_type q = p_row_ptr[I]; q < p_row_ptr[I + 1]; ++q) {
+      const index_type g = p_col_idx[q];
+      offset_type lo = r_row_ptr[g], hi = r_row_ptr[g + 1];
+      while (lo < hi) {  // first block of R's row g with column >= I
+        const offset_type mid = lo + (hi - lo) / 2;
+        if (static_cast<size_type>(r_col_idx[mid]) < I) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      source[lo] = q;
+    }
+  });
+}
+
+template <class Exec, class T>
+void transpose_values(const Exec& exec, size_type r_blocks, int b, int k,
+                      const offset_type* source, const T* p_values, T* r_values) {
+  const size_type bk = static_cast<size_type>(b) * k;
+  parallel_for(exec, r_blocks * bk, [=] STRATA_HD(size_type t) {
+    const size_type r = t / bk, within = t % bk;
+    const int row = static_cast<int>(within / b), col = static_cast<int>(within % b);  // in R's k x b
+    r_values[t] = p_values[source[r] * bk + col * k + row];
+  });
+}
+
 }  // namespace strata::kernels::smoothed_aggregation
