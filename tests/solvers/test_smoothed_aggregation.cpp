@@ -23,18 +23,11 @@ namespace strata {
 namespace {
 
 using amg::Hierarchy;
+using amg::HierarchyParams;
+using amg::SmoothedAggregationParams;
 using test::bsr_of;
 using test::clones;
 using test::relative_difference;
-using amg::HierarchyParams;
-using amg::SmoothedAggregationParams;
-
-KrylovParams tolerance(double tol = 1e-8, int maxit = 300) {
-  KrylovParams p;
-  p.relative_tolerance = tol;
-  p.max_iterations = maxit;
-  return p;
-}
 
 std::shared_ptr<const LevelOperator<double>> bsr_level(const CsrMatrix<double>& A, int b) {
   return std::make_shared<const BsrOperator<double>>(share(to_bsr(A, b)));
@@ -64,7 +57,10 @@ struct Solve {
 Solve pcg(const CsrMatrix<double>& A, const Hierarchy<double>& H) {
   CsrOperator<double> op(test::shared(A));
   Vector<double> b(A.executor(), A.rows(), 1.0), x(A.executor(), A.rows(), 0.0);
-  const auto info = solve(KrylovMethod{Cg{tolerance()}}, op, b, x, &H);
+  KrylovParams params;
+  params.relative_tolerance = 1e-8;
+  params.max_iterations = 300;
+  const auto info = solve(KrylovMethod{Cg{params}}, op, b, x, &H);
   return {info.iterations, info.converged(), test::relative_residual(A, b, x)};
 }
 

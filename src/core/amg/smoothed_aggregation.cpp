@@ -28,11 +28,7 @@ namespace sak = kernels::smoothed_aggregation;
 
 using detail::StageTimer;
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
+using detail::number;
 
 void validate(const SmoothedAggregationParams& p) {
   if (p.block_size < 0) {
