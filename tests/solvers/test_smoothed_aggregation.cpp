@@ -203,6 +203,60 @@ TEST(SmoothedAggregation, TentativeProlongatorIsBlockedOrthonormalAndKeepsTheMod
   }
 }
 
+/// A near-null space of full rank globally but rank-deficient on some
+/// aggregates (B = {1, step}: the step is constant on the aggregates away
+/// from its jump): the dependent columns are completed by orthonormal
+/// vectors instead of dropped, so P keeps k = 2 columns per aggregate, with
+/// P^T P = I and B in its range.
+TEST(SmoothedAggregation, RankDeficientAggregatesAreCompletedNotDropped) {
+  const size_type nx = 24;
+  const auto A = gallery::poisson2d(Executor::host(), nx, nx);
+  std::vector<double> ones(A.rows(), 1.0), step(A.rows(), 0.0);
+  for (size_type i = 0; i < A.rows(); ++i) step[i] = i % nx < nx / 2 ? 0.0 : 1.0;
+  std::vector<Vector<double>> B;
+  B.emplace_back(Array<double>(Executor::host(), ones));
+  B.emplace_back(Array<double>(Executor::host(), step));
+  Hierarchy<double> H(bsr_level(A, 1),
+                      amg::make_smoothed_aggregation_coarsening<double>(
+                          {.smooth_prolongator = false}, clones(B)),
+                      {.max_levels = 2});
+  ASSERT_EQ(H.num_levels(), 2);
+  const BsrMatrix<double>& Pb = bsr_of(H.level_interpolation_operator(0));
+  EXPECT_EQ(Pb.col_block_size(), 2);
+  const size_type n = Pb.rows(), m = Pb.cols();
+  const auto P = dense(H.level_interpolation_operator(0));
+  int zero_columns = 0;
+  for (size_type a = 0; a < m; ++a) {
+    double norm = 0;
+    for (size_type c = 0; c < m; ++c) {
+      double s = 0;
+      for (size_type i = 0; i < n; ++i) s += P[i + a * n] * P[i + c * n];
+      EXPECT_NEAR(s, a == c ? 1.0 : 0.0, 1e-12) << a << ", " << c;
+      if (a == c) norm = s;
+    }
+    zero_columns += norm == 0;
+  }
+  EXPECT_EQ(zero_columns, 0);
+  for (const auto& v : {ones, step}) {
+    double err = 0;
+    for (size_type i = 0; i < n; ++i) {
+      double pv = 0;
+      for (size_type c = 0; c < m; ++c) {
+        double coef = 0;
+        for (size_type j = 0; j < n; ++j) coef += P[j + c * n] * v[j];
+        pv += P[i + c * n] * coef;
+      }
+      err = std::max(err, std::abs(pv - v[i]));
+    }
+    EXPECT_LT(err, 1e-12);
+  }
+  // The smoothed hierarchy on the same B converges.
+  Hierarchy<double> S(bsr_level(A, 1), amg::make_smoothed_aggregation_coarsening<double>({}, clones(B)));
+  const Solve s = pcg(A, S);
+  EXPECT_TRUE(s.converged);
+  EXPECT_LE(s.iterations, 25);
+}
+
 /// The smoothed P equals (I - omega D^-1 A) P_tent with the block diagonal
 /// D of A, computed densely here, and omega rho(D^-1 A) is close to 4/3
 /// (rho by dense power iteration).
