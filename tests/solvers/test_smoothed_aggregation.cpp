@@ -339,7 +339,8 @@ TEST(SmoothedAggregation, SmoothedProlongatorIsTheDampedBlockJacobiStepOfTheTent
 // ---------------------------------------------------------- convergence
 
 /// PCG + SA V-cycle on elasticity3d with its rigid-body modes, smoothed by
-/// the scalar l1-Jacobi (the hierarchy's default) and by Chebyshev: bounded
+/// l1-Jacobi (the hierarchy's default) and by Chebyshev, both point-block on
+/// the BSR levels: bounded
 /// iterations that grow slowly with n, fewer than the unsmoothed blocked
 /// aggregation (tentative P only) with the same smoother.
 TEST(SmoothedAggregation, Elasticity3dPcgIterationsStayBounded) {
@@ -453,8 +454,9 @@ TEST(SmoothedAggregationData, SharedElasticityMatricesConvergeInAtMost40Iteratio
       for (auto& v : B) all.push_back(std::move(v));
       B = std::move(all);
     }
-    // Chebyshev (degree 2, fourth kind), GAMG's default smoother: the
-    // scalar l1-Jacobi needs more than 40 iterations on some of these.
+    // Chebyshev (degree 2, fourth kind; point-block), GAMG's default
+    // smoother: the scalar l1-Jacobi needed more than 40 iterations on some
+    // of these.
     Hierarchy<double> H(bsr_level(A, f.block_size),
                         amg::make_smoothed_aggregation_coarsening<double>({}, clones(B)),
                         {.coarse_size = 30, .smoother = ChebyshevParams{}});

@@ -52,10 +52,11 @@
 /// that setup finds the same aggregates.
 ///
 /// Smoothers: SA's coarse spaces are built for a smoother that damps the
-/// high end of D^-1 A well. With Chebyshev (ChebyshevParams, GAMG's default)
-/// PCG takes 14-15 iterations on elasticity3d n = 8..16 and at most 24 on
-/// the shared hypre/PyAMG elasticity matrices; the scalar l1-Jacobi takes
-/// about twice as many (30-34 on elasticity3d).
+/// high end of D^-1 A well. With Chebyshev (ChebyshevParams, GAMG's
+/// default; point-block on BSR levels) PCG takes 12-14 iterations on
+/// elasticity3d n = 8..16 and at most 23 on the shared hypre/PyAMG
+/// elasticity matrices; the point-block l1-Jacobi (the hierarchy's
+/// default) takes about twice as many (28-32 on elasticity3d).
 
 #include <cstdint>
 #include <memory>
@@ -75,11 +76,12 @@ struct SmoothedAggregationParams {
   /// 0 keeps every stored block whose norm is not zero (PyAMG's and PETSc's
   /// default); on elasticity3d that links each node to its whole 27-node
   /// neighbourhood, MIS(2) then makes aggregates of about 5^3 nodes, and
-  /// PCG iterations grow with n (33, 42, 52 at n = 8, 12, 16 with
-  /// l1-Jacobi). 0.05 drops only the weakest couplings of the hexahedral
-  /// stencil and gives flat counts (30, 34, 33; 14, 15, 15 with Chebyshev)
-  /// at an operator complexity of about 1.1; 0.2 leaves too many nodes
-  /// isolated (unaggregated) and fails. Measured in issue 23.
+  /// PCG iterations grow with n (33, 42, 52 at n = 8, 12, 16 with the
+  /// scalar l1-Jacobi). 0.05 drops only the weakest couplings of the
+  /// hexahedral stencil and gives flat counts (30, 34, 33; 14, 15, 15 with
+  /// the scalar Chebyshev) at an operator complexity of about 1.1; 0.2
+  /// leaves too many nodes isolated (unaggregated) and fails. Measured in
+  /// issue 23, before the point-block smoothers.
   double strength_threshold = 0.05;
   /// Drop weak connections from the matrix used to smooth P (PETSc/PyAMG
   /// filtering): the weak blocks of a row are removed and their row sums
