@@ -257,6 +257,47 @@ TEST(SmoothedAggregation, RankDeficientAggregatesAreCompletedNotDropped) {
   EXPECT_LE(s.iterations, 25);
 }
 
+/// More near-null vectors than an aggregate has unknowns: a 1D Laplacian
+/// on 60 points beside a separate pair of points (which MIS(2) makes an
+/// aggregate of 2), with 3 polynomial vectors: a clear error, not a P with
+/// zero columns.
+TEST(SmoothedAggregation, AggregatesSmallerThanTheNearNullSpaceAreAnError) {
+  const size_type chain = 60, n = chain + 2;
+  std::vector<offset_type> row_ptr{0};
+  std::vector<index_type> col;
+  std::vector<double> val;
+  auto entry = [&](size_type j, double v) {
+    col.push_back(index_type(j));
+    val.push_back(v);
+  };
+  for (size_type i = 0; i < n; ++i) {
+    const size_type first = i < chain ? 0 : chain, last = i < chain ? chain - 1 : n - 1;
+    if (i > first) entry(i - 1, -1.0);
+    entry(i, 2.0);
+    if (i < last) entry(i + 1, -1.0);
+    row_ptr.push_back(offset_type(col.size()));
+  }
+  const Executor h = Executor::host();
+  const CsrMatrix<double> A(n, n, Array<offset_type>(h, row_ptr), Array<index_type>(h, col),
+                            Array<double>(h, val));
+  std::vector<Vector<double>> B;
+  for (int p = 0; p < 3; ++p) {
+    std::vector<double> v(n);
+    for (size_type i = 0; i < n; ++i) v[i] = std::pow(double(i) / n, p);
+    B.emplace_back(Array<double>(h, v));
+  }
+  try {
+    Hierarchy<double> H(test::shared(A),
+                        amg::make_smoothed_aggregation_coarsening<double>({}, clones(B)),
+                        {.coarse_size = 4});
+    ADD_FAILURE() << "3 near-null vectors on an aggregate of 2 points were accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fewer unknowns than the 3 near-null vectors"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 /// The smoothed P equals (I - omega D^-1 A) P_tent with the block diagonal
 /// D of A, computed densely here, and omega rho(D^-1 A) is close to 4/3
 /// (rho by dense power iteration).
