@@ -2,6 +2,8 @@
 // Helpers of the smoothed-aggregation tests (host: solvers/, device:
 // kernels/).
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -61,6 +63,29 @@ inline void permute_and_scale_blocks(BsrMatrix<double>& A) {
     }
   }
   copy(Array<double>(Executor::host(), v), A.values());
+}
+
+/// Every level of two hierarchies with BSR transfers and coarse levels: the
+/// same P and coarse-operator block patterns (so the same aggregates), and
+/// values equal to 1e-12.
+inline void expect_same_hierarchy(const amg::Hierarchy<double>& actual,
+                                  const amg::Hierarchy<double>& expected,
+                                  const std::string& what) {
+  ASSERT_EQ(actual.num_levels(), expected.num_levels()) << what;
+  for (int l = 0; l + 1 < actual.num_levels(); ++l) {
+    const std::string at = what + ", level " + std::to_string(l);
+    const auto& P = bsr_of(actual.level_interpolation_operator(l));
+    const auto& Pe = bsr_of(expected.level_interpolation_operator(l));
+    EXPECT_EQ(P.row_ptr().to_vector(), Pe.row_ptr().to_vector()) << at;
+    EXPECT_EQ(P.col_idx().to_vector(), Pe.col_idx().to_vector()) << at;
+    EXPECT_LT(relative_difference(P.values().to_vector(), Pe.values().to_vector()), 1e-12) << at;
+    const auto& Ac = bsr_of(actual.level_operator(l + 1));
+    const auto& Ae = bsr_of(expected.level_operator(l + 1));
+    EXPECT_EQ(Ac.row_ptr().to_vector(), Ae.row_ptr().to_vector()) << at;
+    EXPECT_EQ(Ac.col_idx().to_vector(), Ae.col_idx().to_vector()) << at;
+    EXPECT_LT(relative_difference(Ac.values().to_vector(), Ae.values().to_vector()), 1e-12)
+        << at;
+  }
 }
 
 }  // namespace strata::test
