@@ -90,6 +90,7 @@ void run(const Options& o, size_type n) {
     });
     const auto setup_summary = H->summary();  // one setup's stages, before any resetup
     const double resetup = bench::best_time(exec, o.repeat, [&] { H->resetup(); });
+    const auto after_resetups = H->summary();
     CsrOperator<double> op(std::make_shared<const CsrMatrix<double>>(problem.A.clone()));
     Vector<double> b(exec, problem.A.rows(), 1.0), x(exec, problem.A.rows(), 0.0);
     KrylovParams kp;
@@ -110,6 +111,15 @@ void run(const Options& o, size_type n) {
     std::printf("    setup stages:");
     for (const auto& [stage, seconds] : summary.setup_stage_seconds) {
       std::printf(" %s %.4f", stage.c_str(), seconds);
+    }
+    // One resetup's stages: the growth of the stage sums over the warm-up
+    // and the timed resetups.
+    std::printf("\n    resetup stages:");
+    for (const auto& [stage, seconds] : after_resetups.setup_stage_seconds) {
+      const auto before = summary.setup_stage_seconds.find(stage);
+      const double delta =
+          seconds - (before == summary.setup_stage_seconds.end() ? 0.0 : before->second);
+      if (delta > 0) std::printf(" %s %.4f", stage.c_str(), delta / (o.repeat + 1));
     }
     std::printf("\n");
   }
