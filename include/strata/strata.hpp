@@ -5,6 +5,7 @@
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/config.hpp"
 #include "strata/config/solver_config.hpp"
 #include "strata/core/array.hpp"
