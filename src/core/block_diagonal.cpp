@@ -36,10 +36,9 @@ void invert_into(const BsrMatrix<T>& A, BlockDiagonalKind kind, Array<T>& invers
     workspace = Array<T>(A.executor(), static_cast<size_type>(b) * b * A.block_rows());
   }
   const size_type bad = A.executor().visit([&](const auto& e) {
-    return kernels::block_diagonal::invert(e, A.block_rows(), b, A.row_ptr().data(),
-                                           A.col_idx().data(), A.values().data(),
-                                           kind == BlockDiagonalKind::l1, inverse.data(),
-                                           workspace.data());
+    return kernels::block_diagonal::invert(
+        e, A.block_rows(), b, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+        kind == BlockDiagonalKind::l1, inverse.data(), workspace.data());
   });
   if (bad < 0) return;
   using kernels::block_diagonal::BlockDefect;
@@ -50,8 +49,8 @@ void invert_into(const BsrMatrix<T>& A, BlockDiagonalKind kind, Array<T>& invers
   throw invalid_argument(std::string(who) + ": block row " + std::to_string(bad / 4) +
                          " (0-based) of " + std::to_string(A.block_rows()) + " " + what +
                          (kind == BlockDiagonalKind::l1 ? " (l1 kind)" : "") +
-                         "; expected an invertible " + std::to_string(b) + "x" +
-                         std::to_string(b) + " block");
+                         "; expected an invertible " + std::to_string(b) + "x" + std::to_string(b) +
+                         " block");
 }
 
 }  // namespace
@@ -71,8 +70,8 @@ void BlockDiagonal<T>::recompute(const BsrMatrix<T>& A) {
   check_location(executor(), A.executor(), "A", "BlockDiagonal::recompute");
   if (A.block_rows() != block_rows_ || A.row_block_size() != block_size_) {
     throw invalid_argument("BlockDiagonal::recompute: A has " + std::to_string(A.block_rows()) +
-                           " block rows of " + std::to_string(A.row_block_size()) +
-                           "x" + std::to_string(A.row_block_size()) + " blocks; expected " +
+                           " block rows of " + std::to_string(A.row_block_size()) + "x" +
+                           std::to_string(A.row_block_size()) + " blocks; expected " +
                            std::to_string(block_rows_) + " of " + std::to_string(block_size_) +
                            "x" + std::to_string(block_size_) + " as at construction");
   }

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "strata/strata.hpp"
@@ -71,7 +73,8 @@ TEST(BlockDiagonalDevice, InverseAndApplyMatchTheHost) {
       Dd.recompute(Ad);
       EXPECT_LE(max_difference(Dh.values().to_vector(), Dd.values().to_vector()), 1e-13);
       const auto xv = test::random_values(A.rows(), 5), yv = test::random_values(A.rows(), 6);
-      Vector<double> xh(Array<double>(Executor::host(), xv)), yh(Array<double>(Executor::host(), yv));
+      Vector<double> xh(Array<double>(Executor::host(), xv)),
+          yh(Array<double>(Executor::host(), yv));
       Vector<double> xd = xh.to(d), yd = yh.to(d);
       Dh.apply(0.7, xh, -1.5, yh);
       Dd.apply(0.7, xd, -1.5, yd);
@@ -98,6 +101,102 @@ TEST(BlockDiagonalDevice, ErrorsNameTheSameBlockRowAsOnTheHost) {
       test::message_of([&] { BlockDiagonal<double>::inverse(A.to(Executor::cuda())); });
   EXPECT_NE(on_host.find("block row 200 "), std::string::npos) << on_host;
   EXPECT_EQ(on_host, on_device);
+}
+
+/// The smoothers each matrix of matrices() can take: the nonsymmetric 5x5
+/// one gets no Lanczos estimate.
+std::vector<SmootherParams> smoothers_for(const BsrMatrix<double>& A) {
+  std::vector<SmootherParams> out = {JacobiParams{.omega = 0.7},
+                                     JacobiParams{.estimate_omega = true}, L1JacobiParams{},
+                                     ChebyshevParams{.degree = 3, .symmetric = false}};
+  if (A.row_block_size() != 5) out.push_back(ChebyshevParams{.degree = 2});
+  return out;
+}
+
+TEST(BlockSmoothersDevice, SweepsMatchTheHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto d = Executor::cuda();
+  for (const auto& A : matrices()) {
+    const std::shared_ptr<const LevelOperator<double>> host =
+        std::make_shared<const BsrOperator<double>>(A.clone());
+    const std::shared_ptr<const LevelOperator<double>> device =
+        std::make_shared<const BsrOperator<double>>(A.to(d));
+    const auto bv = test::random_values(A.rows(), 1), xv = test::random_values(A.rows(), 2);
+    for (const auto& p : smoothers_for(A)) {
+      const auto Sh = make_smoother(host, p), Sd = make_smoother(device, p);
+      EXPECT_NE(Sd->describe().find("block"), std::string::npos) << Sd->describe();
+      Vector<double> bh(Array<double>(Executor::host(), bv)),
+          xh(Array<double>(Executor::host(), xv));
+      Vector<double> bd = bh.to(d), xd = xh.to(d);
+      Sh->smooth(bh, xh, 2);
+      Sd->smooth(bd, xd, 2);
+      // Chebyshev's rho comes from sums reduced in another order on the
+      // device: a relative difference near 1e-14 in its coefficients.
+      EXPECT_LE(max_difference(xh.to_vector(), xd.to_vector()), 1e-11)
+          << A.row_block_size() << " " << Sh->describe();
+      Vector<double> x0h(Array<double>(Executor::host(), xv)), yh(Executor::host(), A.rows());
+      Vector<double> x0d = x0h.to(d), yd(d, A.rows());
+      Sh->post_smooth(bh, x0h, yh, 2);
+      Sd->post_smooth(bd, x0d, yd, 2);
+      EXPECT_LE(max_difference(yh.to_vector(), yd.to_vector()), 1e-11)
+          << A.row_block_size() << " " << Sh->describe();
+      Sh->apply(bh, yh);
+      Sd->apply(bd, yd);
+      EXPECT_LE(max_difference(yh.to_vector(), yd.to_vector()), 1e-11)
+          << A.row_block_size() << " " << Sh->describe();
+    }
+  }
+}
+
+TEST(BlockSmoothersDevice, FusedSweepMatchesTheHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto d = Executor::cuda();
+  for (const auto& A : matrices()) {
+    const BsrOperator<double> host(A.clone()), device(A.to(d));
+    for (auto kind : {BlockDiagonalKind::plain, BlockDiagonalKind::l1}) {
+      const auto Dh = host.block_diagonal(kind), Dd = device.block_diagonal(kind);
+      const auto bv = test::random_values(A.rows(), 3), xv = test::random_values(A.rows(), 4);
+      Vector<double> bh(Array<double>(Executor::host(), bv)),
+          x0h(Array<double>(Executor::host(), xv));
+      Vector<double> bd = bh.to(d), x0d = x0h.to(d);
+      Vector<double> xh(Executor::host(), A.rows()), xd(d, A.rows());
+      host.block_jacobi_sweep(Dh, 0.8, bh, x0h, xh);
+      device.block_jacobi_sweep(Dd, 0.8, bd, x0d, xd);
+      EXPECT_LE(max_difference(xh.to_vector(), xd.to_vector()), 1e-12) << A.row_block_size();
+    }
+  }
+}
+
+TEST(BlockSmoothersDevice, SpectralEstimatesMatchTheHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto A = to_bsr(gallery::elasticity3d(Executor::host(), 7).A, 3);
+  const BsrOperator<double> host(A.clone()), device(A.to(Executor::cuda()));
+  const auto Dh = host.block_diagonal(BlockDiagonalKind::plain);
+  const auto Dd = device.block_diagonal(BlockDiagonalKind::plain);
+  EXPECT_NEAR(lanczos_max_eigenvalue(host, Dh, 10), lanczos_max_eigenvalue(device, Dd, 10), 1e-10);
+  EXPECT_NEAR(arnoldi_spectral_radius(host, Dh, 10), arnoldi_spectral_radius(device, Dd, 10), 1e-8);
+}
+
+int pcg_iterations(const std::shared_ptr<const LevelOperator<double>>& A, const SmootherParams& p) {
+  const auto M = make_smoother(A, p);
+  Vector<double> b(A->executor(), A->rows(), 1.0), x(A->executor(), A->rows(), 0.0);
+  const auto info = solve(KrylovMethod{Cg{}}, *A, b, x, M.get());
+  EXPECT_TRUE(info.converged()) << M->describe() << ": " << info.message;
+  return info.iterations;
+}
+
+TEST(BlockSmoothersDevice, PcgIterationsAreTheSameAsOnTheHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto A = to_bsr(gallery::elasticity3d(Executor::host(), 8).A, 3);
+  const std::shared_ptr<const LevelOperator<double>> host =
+      std::make_shared<const BsrOperator<double>>(A.clone());
+  const std::shared_ptr<const LevelOperator<double>> device =
+      std::make_shared<const BsrOperator<double>>(A.to(Executor::cuda()));
+  for (const SmootherParams& p : {SmootherParams(JacobiParams{}), SmootherParams(L1JacobiParams{}),
+                                  SmootherParams(ChebyshevParams{.degree = 2})}) {
+    const int on_host = pcg_iterations(host, p), on_device = pcg_iterations(device, p);
+    EXPECT_LE(std::abs(on_host - on_device), 1) << smoother_name(p);
+  }
 }
 
 }  // namespace

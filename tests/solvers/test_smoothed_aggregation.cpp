@@ -23,18 +23,11 @@ namespace strata {
 namespace {
 
 using amg::Hierarchy;
+using amg::HierarchyParams;
+using amg::SmoothedAggregationParams;
 using test::bsr_of;
 using test::clones;
 using test::relative_difference;
-using amg::HierarchyParams;
-using amg::SmoothedAggregationParams;
-
-KrylovParams tolerance(double tol = 1e-8, int maxit = 300) {
-  KrylovParams p;
-  p.relative_tolerance = tol;
-  p.max_iterations = maxit;
-  return p;
-}
 
 std::shared_ptr<const LevelOperator<double>> bsr_level(const CsrMatrix<double>& A, int b) {
   return std::make_shared<const BsrOperator<double>>(share(to_bsr(A, b)));
@@ -64,7 +57,10 @@ struct Solve {
 Solve pcg(const CsrMatrix<double>& A, const Hierarchy<double>& H) {
   CsrOperator<double> op(test::shared(A));
   Vector<double> b(A.executor(), A.rows(), 1.0), x(A.executor(), A.rows(), 0.0);
-  const auto info = solve(KrylovMethod{Cg{tolerance()}}, op, b, x, &H);
+  KrylovParams params;
+  params.relative_tolerance = 1e-8;
+  params.max_iterations = 300;
+  const auto info = solve(KrylovMethod{Cg{params}}, op, b, x, &H);
   return {info.iterations, info.converged(), test::relative_residual(A, b, x)};
 }
 
@@ -207,6 +203,101 @@ TEST(SmoothedAggregation, TentativeProlongatorIsBlockedOrthonormalAndKeepsTheMod
   }
 }
 
+/// A near-null space of full rank globally but rank-deficient on some
+/// aggregates (B = {1, step}: the step is constant on the aggregates away
+/// from its jump): the dependent columns are completed by orthonormal
+/// vectors instead of dropped, so P keeps k = 2 columns per aggregate, with
+/// P^T P = I and B in its range.
+TEST(SmoothedAggregation, RankDeficientAggregatesAreCompletedNotDropped) {
+  const size_type nx = 24;
+  const auto A = gallery::poisson2d(Executor::host(), nx, nx);
+  std::vector<double> ones(A.rows(), 1.0), step(A.rows(), 0.0);
+  for (size_type i = 0; i < A.rows(); ++i) step[i] = i % nx < nx / 2 ? 0.0 : 1.0;
+  std::vector<Vector<double>> B;
+  B.emplace_back(Array<double>(Executor::host(), ones));
+  B.emplace_back(Array<double>(Executor::host(), step));
+  Hierarchy<double> H(bsr_level(A, 1),
+                      amg::make_smoothed_aggregation_coarsening<double>(
+                          {.smooth_prolongator = false}, clones(B)),
+                      {.max_levels = 2});
+  ASSERT_EQ(H.num_levels(), 2);
+  const BsrMatrix<double>& Pb = bsr_of(H.level_interpolation_operator(0));
+  EXPECT_EQ(Pb.col_block_size(), 2);
+  const size_type n = Pb.rows(), m = Pb.cols();
+  const auto P = dense(H.level_interpolation_operator(0));
+  int zero_columns = 0;
+  for (size_type a = 0; a < m; ++a) {
+    double norm = 0;
+    for (size_type c = 0; c < m; ++c) {
+      double s = 0;
+      for (size_type i = 0; i < n; ++i) s += P[i + a * n] * P[i + c * n];
+      EXPECT_NEAR(s, a == c ? 1.0 : 0.0, 1e-12) << a << ", " << c;
+      if (a == c) norm = s;
+    }
+    zero_columns += norm == 0;
+  }
+  EXPECT_EQ(zero_columns, 0);
+  for (const auto& v : {ones, step}) {
+    double err = 0;
+    for (size_type i = 0; i < n; ++i) {
+      double pv = 0;
+      for (size_type c = 0; c < m; ++c) {
+        double coef = 0;
+        for (size_type j = 0; j < n; ++j) coef += P[j + c * n] * v[j];
+        pv += P[i + c * n] * coef;
+      }
+      err = std::max(err, std::abs(pv - v[i]));
+    }
+    EXPECT_LT(err, 1e-12);
+  }
+  // The smoothed hierarchy on the same B converges.
+  Hierarchy<double> S(bsr_level(A, 1), amg::make_smoothed_aggregation_coarsening<double>({}, clones(B)));
+  const Solve s = pcg(A, S);
+  EXPECT_TRUE(s.converged);
+  EXPECT_LE(s.iterations, 25);
+}
+
+/// More near-null vectors than an aggregate has unknowns: a 1D Laplacian
+/// on 60 points beside a separate pair of points (which MIS(2) makes an
+/// aggregate of 2), with 3 polynomial vectors: a clear error, not a P with
+/// zero columns.
+TEST(SmoothedAggregation, AggregatesSmallerThanTheNearNullSpaceAreAnError) {
+  const size_type chain = 60, n = chain + 2;
+  std::vector<offset_type> row_ptr{0};
+  std::vector<index_type> col;
+  std::vector<double> val;
+  auto entry = [&](size_type j, double v) {
+    col.push_back(index_type(j));
+    val.push_back(v);
+  };
+  for (size_type i = 0; i < n; ++i) {
+    const size_type first = i < chain ? 0 : chain, last = i < chain ? chain - 1 : n - 1;
+    if (i > first) entry(i - 1, -1.0);
+    entry(i, 2.0);
+    if (i < last) entry(i + 1, -1.0);
+    row_ptr.push_back(offset_type(col.size()));
+  }
+  const Executor h = Executor::host();
+  const CsrMatrix<double> A(n, n, Array<offset_type>(h, row_ptr), Array<index_type>(h, col),
+                            Array<double>(h, val));
+  std::vector<Vector<double>> B;
+  for (int p = 0; p < 3; ++p) {
+    std::vector<double> v(n);
+    for (size_type i = 0; i < n; ++i) v[i] = std::pow(double(i) / n, p);
+    B.emplace_back(Array<double>(h, v));
+  }
+  try {
+    Hierarchy<double> H(test::shared(A),
+                        amg::make_smoothed_aggregation_coarsening<double>({}, clones(B)),
+                        {.coarse_size = 4});
+    ADD_FAILURE() << "3 near-null vectors on an aggregate of 2 points were accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fewer unknowns than the 3 near-null vectors"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 /// The smoothed P equals (I - omega D^-1 A) P_tent with the block diagonal
 /// D of A, computed densely here, and omega rho(D^-1 A) is close to 4/3
 /// (rho by dense power iteration).
@@ -289,7 +380,8 @@ TEST(SmoothedAggregation, SmoothedProlongatorIsTheDampedBlockJacobiStepOfTheTent
 // ---------------------------------------------------------- convergence
 
 /// PCG + SA V-cycle on elasticity3d with its rigid-body modes, smoothed by
-/// the scalar l1-Jacobi (the hierarchy's default) and by Chebyshev: bounded
+/// l1-Jacobi (the hierarchy's default) and by Chebyshev, both point-block on
+/// the BSR levels: bounded
 /// iterations that grow slowly with n, fewer than the unsmoothed blocked
 /// aggregation (tentative P only) with the same smoother.
 TEST(SmoothedAggregation, Elasticity3dPcgIterationsStayBounded) {
@@ -403,8 +495,9 @@ TEST(SmoothedAggregationData, SharedElasticityMatricesConvergeInAtMost40Iteratio
       for (auto& v : B) all.push_back(std::move(v));
       B = std::move(all);
     }
-    // Chebyshev (degree 2, fourth kind), GAMG's default smoother: the
-    // scalar l1-Jacobi needs more than 40 iterations on some of these.
+    // Chebyshev (degree 2, fourth kind; point-block), GAMG's default
+    // smoother: the scalar l1-Jacobi needed more than 40 iterations on some
+    // of these.
     Hierarchy<double> H(bsr_level(A, f.block_size),
                         amg::make_smoothed_aggregation_coarsening<double>({}, clones(B)),
                         {.coarse_size = 30, .smoother = ChebyshevParams{}});

@@ -12,14 +12,21 @@
 ///     (I, J) is strong when
 ///         ||A_IJ||_F > theta sqrt(||A_II||_F ||A_JJ||_F)
 ///     (the symmetric rule of PyAMG and PETSc, on Frobenius norms of the
-///     b x b blocks, so it is independent of the rows' scaling);
+///     b x b blocks, so it is independent of the rows' scaling; the ratio
+///     is rounded to a multiple of 2^-24, so that host and device, whose
+///     coarse levels differ in the last bits, see the same ties);
 ///  2. aggregation: the MIS(2) of aggregation.hpp (amg::aggregate) on that
 ///     node graph, so a node's b unknowns always share an aggregate;
 ///  3. tentative prolongator: per aggregate a thin QR of the near-null space
 ///     B restricted to the aggregate's rows (the per-aggregate modified
 ///     Gram-Schmidt of aggregation.hpp), giving a BSR P_tent with one b x k
 ///     block per block row (3 x 6 for 3D elasticity with rigid-body modes,
-///     6 x 6 below) and the coarse near-null space from the R factors;
+///     6 x 6 below) and the coarse near-null space from the R factors.
+///     Where B is rank-deficient on an aggregate (few nodes, or vectors
+///     that coincide there) the dependent columns are replaced by
+///     orthonormal completions with zero coarse B, instead of dropped, so
+///     that every coarse level keeps its k x k blocks; an aggregate with
+///     fewer unknowns than k cannot be completed and is an error;
 ///  4. prolongator smoothing: P = (I - omega D^-1 A_f) P_tent, D the block
 ///     diagonal of A_f (b x b blocks, inverted), omega = damping /
 ///     rho(D^-1 A_f); A_f is A, or A with its weak connections lumped into
@@ -40,8 +47,16 @@
 /// P_tent and the pattern of P are kept; D^-1 is recomputed from the new
 /// values, and so is omega (a fresh spectral estimate: the spectrum moves
 /// with the values, and a too-small rho makes the smoothed P unstable), then
-/// P's values on the kept pattern. So a resetup gives the same P as a fresh
-/// setup on the new values, with the same aggregates.
+/// P's values on the kept pattern, and R's from P's through a kept map. So
+/// a resetup gives the P that a fresh setup on the new values gives when
+/// that setup finds the same aggregates.
+///
+/// Smoothers: SA's coarse spaces are built for a smoother that damps the
+/// high end of D^-1 A well. With Chebyshev (ChebyshevParams, GAMG's
+/// default; point-block on BSR levels) PCG takes 12-14 iterations on
+/// elasticity3d n = 8..16 and at most 23 on the shared hypre/PyAMG
+/// elasticity matrices; the point-block l1-Jacobi (the hierarchy's
+/// default) takes about twice as many (28-32 on elasticity3d).
 
 #include <cstdint>
 #include <memory>
@@ -61,11 +76,12 @@ struct SmoothedAggregationParams {
   /// 0 keeps every stored block whose norm is not zero (PyAMG's and PETSc's
   /// default); on elasticity3d that links each node to its whole 27-node
   /// neighbourhood, MIS(2) then makes aggregates of about 5^3 nodes, and
-  /// PCG iterations grow with n (33, 42, 52 at n = 8, 12, 16 with
-  /// l1-Jacobi). 0.05 drops only the weakest couplings of the hexahedral
-  /// stencil and gives flat counts (30, 34, 33; 14, 15, 15 with Chebyshev)
-  /// at an operator complexity of about 1.1; 0.2 leaves too many nodes
-  /// isolated (unaggregated) and fails. Measured in issue 23.
+  /// PCG iterations grow with n (33, 42, 52 at n = 8, 12, 16 with the
+  /// scalar l1-Jacobi). 0.05 drops only the weakest couplings of the
+  /// hexahedral stencil and gives flat counts (30, 34, 33; 14, 15, 15 with
+  /// the scalar Chebyshev) at an operator complexity of about 1.1; 0.2
+  /// leaves too many nodes isolated (unaggregated) and fails. Measured in
+  /// issue 23, before the point-block smoothers.
   double strength_threshold = 0.05;
   /// Drop weak connections from the matrix used to smooth P (PETSc/PyAMG
   /// filtering): the weak blocks of a row are removed and their row sums

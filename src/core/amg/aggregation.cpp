@@ -25,11 +25,7 @@ namespace agg = kernels::aggregation;
 
 using detail::StageTimer;
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
+using detail::number;
 
 void validate(const AggregationParams& p) {
   if (p.dimension < 1 || p.dimension > 3) {

@@ -3,9 +3,19 @@
 // (which then drops the columns of rank-deficient aggregates) and smoothed
 // aggregation (which completes them, to keep P's b x k block structure).
 
+#include <cstdio>
+#include <string>
+
 #include "strata/amg/aggregation.hpp"
 
 namespace strata::amg::detail {
+
+/// A parameter's value for a message ("%g").
+inline std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", v);
+  return buffer;
+}
 
 /// P(i, a k + c) = Q_a(i, c) with B restricted to aggregate a = Q_a R_a
 /// (modified Gram-Schmidt, as piecewise_constant_interpolation), before any

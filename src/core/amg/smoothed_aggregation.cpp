@@ -28,11 +28,7 @@ namespace sak = kernels::smoothed_aggregation;
 
 using detail::StageTimer;
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
+using detail::number;
 
 void validate(const SmoothedAggregationParams& p) {
   if (p.block_size < 0) {
@@ -57,53 +53,12 @@ void validate(const SmoothedAggregationParams& p) {
 /// from below, which keeps omega rho at most about damping * 1.05 < 2).
 constexpr int spectral_steps = 10;
 
-/// D^-1 A with block-diagonal D as an operator, so that the library's
-/// Arnoldi estimate (which sees operators through apply) gives rho(D^-1 A):
-/// it is called with a unit scaling. Only apply() is meaningful.
-template <class T>
-class BlockJacobiOperator final : public LevelOperator<T> {
- public:
-  BlockJacobiOperator(const BsrMatrix<T>& A, const BlockDiagonal<T>& dinv)
-      : A_(A), dinv_(dinv), Ax_(A.executor(), A.rows()) {}
-  size_type rows() const override { return A_.rows(); }
-  size_type cols() const override { return A_.cols(); }
-  const Executor& executor() const override { return A_.executor(); }
-  std::string describe() const override { return "D^-1 A (block diagonal D)"; }
-  std::string kind() const override { return "D^-1 A"; }
-  size_type nnz() const override { return A_.nnz(); }
-  std::pair<size_type, size_type> row_nnz_range() const override { return {0, 0}; }
-  using LevelOperator<T>::apply;
-  void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
-             Vector<T>& y) const override {
-    spmv(A_, x, Ax_);
-    if (beta != T{0} && &z != &y) copy(z.values(), y.values());
-    dinv_.apply(alpha, Ax_, beta, y);
-  }
-  size_type scaling(DiagonalScaling, Vector<T>&) const override { return unsupported(); }
-  Array<T> to_dense() const override { return unsupported(), Array<T>(); }
-  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>&,
-                                             const LevelOperator<T>&) const override {
-    return unsupported(), nullptr;
-  }
-  std::shared_ptr<const LevelOperator<T>> clone() const override {
-    return unsupported(), nullptr;
-  }
-
- private:
-  static size_type unsupported() {
-    throw not_implemented("smoothed aggregation: the D^-1 A of the spectral estimate only applies");
-  }
-  const BsrMatrix<T>& A_;
-  const BlockDiagonal<T>& dinv_;
-  mutable Vector<T> Ax_;
-};
-
-/// rho(D^-1 A) by the library's Arnoldi estimate.
+/// rho(D^-1 A_f) by the library's Arnoldi estimate with the block diagonal
+/// (A_f is not owned here: the operator only borrows it for the estimate).
 template <class T>
 double block_jacobi_spectral_radius(const BsrMatrix<T>& A, const BlockDiagonal<T>& dinv) {
-  const BlockJacobiOperator<T> op(A, dinv);
-  const Vector<T> unit(A.executor(), A.rows(), T{1});
-  return arnoldi_spectral_radius(op, unit, spectral_steps);
+  const BsrOperator<T> op(std::shared_ptr<const BsrMatrix<T>>(std::shared_ptr<const void>(), &A));
+  return arnoldi_spectral_radius(op, dinv, spectral_steps);
 }
 
 }  // namespace

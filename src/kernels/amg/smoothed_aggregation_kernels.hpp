@@ -34,6 +34,9 @@ size_type diagonal_block_norms(const Exec& exec, size_type block_rows, int b,
 /// s[e] = 1 for a diagonal block, -||A_IJ||_F / sqrt(norm_I norm_J) for a
 /// strong block (that ratio > theta) and 0 for a weak one. keep[e] = 1 for
 /// the diagonal and the strong blocks (the pattern of the filtered matrix).
+/// The ratio is rounded to a multiple of 2^-24 first, so that coarse levels
+/// whose values differ in the last bits between host and device still give
+/// the same graph, weights and ties.
 template <class Exec, class T>
 void block_strength(const Exec& exec, size_type block_rows, int b, const offset_type* row_ptr,
                     const index_type* col_idx, const T* values, const T* norm, T theta, T* s,

@@ -50,6 +50,7 @@ void block_strength(const Exec& exec, size_type block_rows, int b, const offset_
                     const index_type* col_idx, const T* values, const T* norm, T theta, T* s,
                     std::uint8_t* keep) {
   const size_type bb = static_cast<size_type>(b) * b;
+  const T quantum = T(16777216);  // 2^24
   parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
     for (offset_type e = row_ptr[I]; e < row_ptr[I + 1]; ++e) {
       const index_type J = col_idx[e];
@@ -61,7 +62,13 @@ void block_strength(const Exec& exec, size_type block_rows, int b, const offset_
       // ||A_IJ|| > theta sqrt(||A_II|| ||A_JJ||), compared as the ratio so
       // that the graph's weights (used for joining aggregates) are the
       // scale-free strengths themselves.
-      const T ratio = detail::block_norm(values + e * bb, b) / sqrt(mul(norm[I], norm[J]));
+      // Rounded to a multiple of 2^-24 (quantum): on coarse levels the host
+      // and the device hold values that differ in the last bits (their
+      // Galerkin products and spectral estimates round differently), and
+      // the ratios of couplings that tie exactly (a regular mesh) must still
+      // tie on both, or aggregates would join different roots.
+      const T exact = detail::block_norm(values + e * bb, b) / sqrt(mul(norm[I], norm[J]));
+      const T ratio = floor(exact * quantum + T(0.5)) / quantum;
       const bool strong = ratio > theta && ratio > T{0};
       s[e] = strong ? -ratio : T{0};
       keep[e] = strong ? 1 : 0;

@@ -4,35 +4,37 @@
 // a * b + c into one rounding on the device and the host compiler would not,
 // and values compared against thresholds (strength, aggregation) or summed
 // into coarse matrices would differ in the last bit between the backends.
+// For float and double.
+
+#include <type_traits>
 
 #include "kernels/base/hd.hpp"
 
 namespace strata::kernels {
 
-STRATA_HD inline double mul(double a, double b) {
+template <class T>
+STRATA_HD inline T mul(T a, T b) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
 #if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
+  if constexpr (std::is_same_v<T, float>) {
+    return __fmul_rn(a, b);
+  } else {
+    return __dmul_rn(a, b);
+  }
 #else
   return a * b;
 #endif
 }
-STRATA_HD inline double add(double a, double b) {
+
+template <class T>
+STRATA_HD inline T add(T a, T b) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
 #if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-STRATA_HD inline float mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-STRATA_HD inline float add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
+  if constexpr (std::is_same_v<T, float>) {
+    return __fadd_rn(a, b);
+  } else {
+    return __dadd_rn(a, b);
+  }
 #else
   return a + b;
 #endif

@@ -1,7 +1,9 @@
 #pragma once
 // Kernel contract for the inverted diagonal blocks of a BSR matrix with
 // square b x b blocks (strata/matrix/block_diagonal.hpp) and the block
-// smoother updates built on them. `inverse` holds block_rows blocks of b*b
+// smoother updates built on them. The fused point-block Jacobi sweep is an
+// SpMV epilogue and stays with the BSR SpMV (kernels::bsr::jacobi_sweep,
+// kernels/matrix/bsr_kernels.hpp). `inverse` holds block_rows blocks of b*b
 // values, row-major; vectors have block_rows * b entries. The public entry
 // points (src/core/block_diagonal.cpp, src/core/solver/level_operator.cpp)
 // have checked locations, sizes and block sizes.
@@ -35,15 +37,6 @@ size_type invert(const Exec& exec, size_type block_rows, int b, const offset_typ
 template <class Exec, class T>
 void apply(const Exec& exec, size_type block_rows, int b, const T* inverse, T alpha, const T* x,
            T beta, T* y);
-
-/// One point-block Jacobi sweep in one pass over A (fast-path b only):
-/// x = x0 + omega D^-1 (rhs - A x0), block row by block row: the b
-/// residuals of block row I (blocks in order, columns in order), then
-/// the b x b inverse applied to them. x, x0 and rhs distinct.
-template <class Exec, class T>
-void jacobi_sweep(const Exec& exec, size_type block_rows, size_type num_blocks, int b,
-                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
-                  const T* inverse, T omega, const T* rhs, const T* x0, T* x);
 
 /// The first step of Chebyshev smoothing in D^-1 A with block D (the block
 /// form of kernels::smoother::chebyshev_start): r = D^-1 (rhs - t) (t ==

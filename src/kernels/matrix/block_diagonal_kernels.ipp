@@ -126,32 +126,6 @@ void apply_fixed(const Exec& exec, size_type block_rows, int b_runtime, const T*
 }
 
 template <int B, class Exec, class T>
-void jacobi_sweep_fixed(const Exec& exec, size_type block_rows, const offset_type* row_ptr,
-                        const index_type* col_idx, const T* values, const T* inverse, T omega,
-                        const T* rhs, const T* x0, T* x) {
-  static_assert(B > 0, "the fused sweep has compiled block sizes only");
-  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
-    T r[B];
-    for (int a = 0; a < B; ++a) r[a] = rhs[I * B + a];
-    for (offset_type k = row_ptr[I]; k < row_ptr[I + 1]; ++k) {
-      const T* v = values + k * (B * B);
-      const T* xs = x0 + static_cast<size_type>(col_idx[k]) * B;
-      for (int a = 0; a < B; ++a) {
-        T s{0};
-        for (int j = 0; j < B; ++j) s += v[a * B + j] * xs[j];
-        r[a] -= s;
-      }
-    }
-    const T* inv = inverse + I * (B * B);
-    for (int a = 0; a < B; ++a) {
-      T s{0};
-      for (int j = 0; j < B; ++j) s += inv[a * B + j] * r[j];
-      x[I * B + a] = x0[I * B + a] + omega * s;
-    }
-  });
-}
-
-template <int B, class Exec, class T>
 void chebyshev_start_fixed(const Exec& exec, size_type block_rows, int b_runtime, const T* inverse,
                            T inv_theta, const T* rhs, const T* t, T* r, T* p, T* x) {
   const size_type b = B > 0 ? B : b_runtime;
@@ -231,18 +205,6 @@ void apply(const Exec& exec, size_type block_rows, int b, const T* inverse, T al
 }
 
 template <class Exec, class T>
-void jacobi_sweep(const Exec& exec, size_type block_rows, size_type /*num_blocks*/, int b,
-                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
-                  const T* inverse, T omega, const T* rhs, const T* x0, T* x) {
-  detail::with_block_size(b, [&](auto B) {
-    // The core calls it for fast-path sizes only; B = 0 never runs.
-    constexpr int size = decltype(B)::value > 0 ? decltype(B)::value : 1;
-    detail::jacobi_sweep_fixed<size>(exec, block_rows, row_ptr, col_idx, values, inverse, omega,
-                                     rhs, x0, x);
-  });
-}
-
-template <class Exec, class T>
 void chebyshev_start(const Exec& exec, size_type block_rows, int b, const T* inverse, T inv_theta,
                      const T* rhs, const T* t, T* r, T* p, T* x) {
   detail::with_block_size(b, [&](auto B) {
@@ -255,8 +217,8 @@ template <class Exec, class T>
 void chebyshev_step(const Exec& exec, size_type block_rows, int b, const T* inverse, T c_keep,
                     T c_new, const T* t, T* r, T* p, T* x) {
   detail::with_block_size(b, [&](auto B) {
-    detail::chebyshev_step_fixed<decltype(B)::value>(exec, block_rows, b, inverse, c_keep, c_new,
-                                                     t, r, p, x);
+    detail::chebyshev_step_fixed<decltype(B)::value>(exec, block_rows, b, inverse, c_keep, c_new, t,
+                                                     r, p, x);
   });
 }
 

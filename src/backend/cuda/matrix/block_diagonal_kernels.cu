@@ -1,6 +1,5 @@
 // CUDA instantiation of the block-diagonal kernels: one thread per block row
-// for the small inversions and the fused Jacobi sweep, one per scalar row for
-// the applications of D^-1.
+// for the small inversions, one per scalar row for the applications of D^-1.
 #include "backend/cuda/base/parallel.cuh"
 #include "kernels/matrix/block_diagonal_kernels.ipp"
 
