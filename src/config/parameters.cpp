@@ -222,9 +222,15 @@ void declare_smoothers(std::vector<Parameter>& out) {
                  "Scale omega by 4 / (3 rho(D^-1 A)), rho by Arnoldi");
   jacobi.integer("estimation_steps", &JacobiParams::estimation_steps, closed(1, 10),
                  "Arnoldi steps of that estimate");
+  // The blocked levels' diagonal (smoothed aggregation, block_size > 1).
+  const char* point_block =
+      "On levels of square blocks (BSR), D is each node's inverted diagonal block "
+      "(point-block); false: the scalar diagonal";
+  jacobi.boolean("point_block", &JacobiParams::point_block, point_block);
   Block l1(
       out, "preconditioner.l1jacobi", [](auto& c) -> auto& { return c.preconditioner.l1jacobi; });
   l1.number("omega", &L1JacobiParams::omega, above(0), "Weight of l1-Jacobi", omega);
+  l1.boolean("point_block", &L1JacobiParams::point_block, point_block);
   Block cheb(
       out, "preconditioner.chebyshev", [](auto& c) -> auto& { return c.preconditioner.chebyshev; });
   cheb.choice("kind", &ChebyshevParams::kind,
@@ -241,6 +247,7 @@ void declare_smoothers(std::vector<Parameter>& out) {
                "Lanczos (Arnoldi: at most 10) steps of the estimate of rho(D^-1 A)");
   cheb.boolean("symmetric", &ChebyshevParams::symmetric,
                "Estimate rho by Lanczos (symmetric A); false: Arnoldi");
+  cheb.boolean("point_block", &ChebyshevParams::point_block, point_block);
   Block ilu(
       out, "preconditioner.ilu", [](auto& c) -> auto& { return c.preconditioner.ilu; });
   ilu.integer("level_of_fill", &IluParams::level_of_fill, at_least(0),

@@ -521,6 +521,7 @@ std::map<std::string, Change> changes() {
   const std::pair<S, Value> gmres{"solver.type", S("gmres")};
   const std::pair<S, Value> aggregation{"preconditioner.amg.coarsening", S("aggregation")};
   const std::pair<S, Value> sa{"preconditioner.amg.coarsening", S("smoothed_aggregation")};
+  const std::pair<S, Value> sa_blocks{"preconditioner.amg.smoothed_aggregation.block_size", I(2)};
   const std::pair<S, Value> aggressive{"preconditioner.amg.classical.aggressive_levels", I(1)};
   const std::vector<std::pair<S, Value>> kcycle{{"solver.type", S("fcg")},
                                                 {"preconditioner.amg.cycle", S("K")},
@@ -601,7 +602,13 @@ std::map<std::string, Change> changes() {
       {amg + "aggregation.dimension", {{aggregation}, I(2)}},
       {amg + "aggregation.seed", {{aggregation}, std::uint64_t(12345)}},
       {amg + "aggregation.galerkin_by_spgemm", {{aggregation}, true}},
-      // Block size 2 on the 2D problem: pairs of grid points as nodes.
+      // Block size 2 on the 2D problem: pairs of grid points as nodes,
+      // whose 2x2 diagonal blocks the smoothers invert unless told not to.
+      {"preconditioner.jacobi.point_block",
+       {{sa, sa_blocks, {amg + "smoother", S("jacobi")}}, false}},
+      {"preconditioner.l1jacobi.point_block",
+       {{sa, sa_blocks, {amg + "smoother", S("l1jacobi")}}, false}},
+      {"preconditioner.chebyshev.point_block", {{sa, sa_blocks}, false}},
       {amg + "smoothed_aggregation.block_size", {{sa}, I(2)}},
       {amg + "smoothed_aggregation.strength_threshold", {{sa}, 0.5}},
       {amg + "smoothed_aggregation.filter_weak",
