@@ -12,6 +12,7 @@
 
 #include "core/cusparse_reference.hpp"
 #include "problem.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
 
 namespace strata::app {
 
@@ -81,7 +82,56 @@ struct GenOptions {
   std::string problem;
   std::optional<long long> n;
   std::string output;
+  /// Problems that know their nodes (elasticity3d): the nodes' coordinates
+  /// (nodes x dimension) and the rigid-body modes (n x 6, or the three
+  /// rotations alone, as hypre's rbm files hold them), for `strata solve
+  /// --coordinates` and `--near-null`.
+  std::string coordinates;
+  std::string near_null;
+  bool rotations_only = false;
 };
+
+/// Writes `columns` (each of `rows` values) as a MatrixMarket array, column
+/// after column, with 17 significant digits (read back, the same doubles).
+void write_columns(const std::string& path, const std::vector<std::vector<double>>& columns,
+                   size_type rows) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw io_error("cannot write '" + path + "'");
+  std::fprintf(f, "%%%%MatrixMarket matrix array real general\n%lld %zu\n", (long long)rows,
+               columns.size());
+  for (const auto& c : columns) {
+    for (size_type i = 0; i < rows; ++i) std::fprintf(f, "%.17g\n", c[i]);
+  }
+  if (std::fclose(f) != 0) throw io_error("cannot finish writing '" + path + "'");
+}
+
+/// gen --coordinates / --near-null: the problem's nodes as files.
+void write_node_files(const GenOptions& o, const Problem& p) {
+  if (o.coordinates.empty() && o.near_null.empty()) {
+    require_usage(!o.rotations_only, "--rotations-only chooses what --near-null writes; give "
+                                     "--near-null FILE");
+    return;
+  }
+  require_usage(p.node_dimension > 0,
+                "gen: " + p.name + " has no nodes to write (--coordinates, --near-null): only "
+                "elasticity3d has");
+  const std::vector<double> xyz = p.coordinates.to(Executor::host()).to_vector();
+  const int d = p.node_dimension;
+  const size_type nodes = static_cast<size_type>(xyz.size()) / d;
+  if (!o.coordinates.empty()) {
+    std::vector<std::vector<double>> axes(d, std::vector<double>(nodes));
+    for (size_type q = 0; q < nodes; ++q) {
+      for (int a = 0; a < d; ++a) axes[a][q] = xyz[q * d + a];
+    }
+    write_columns(o.coordinates, axes, nodes);
+  }
+  if (!o.near_null.empty()) {
+    std::vector<std::vector<double>> modes;
+    for (const auto& v : amg::rigid_body_modes(p.coordinates, d)) modes.push_back(v.to_vector());
+    if (o.rotations_only) modes.erase(modes.begin(), modes.begin() + d);
+    write_columns(o.near_null, modes, p.A.rows());
+  }
+}
 
 void run_gen(const GenOptions& o, const Common& c) {
   const auto& names = gallery::problem_names();
@@ -95,6 +145,7 @@ void run_gen(const GenOptions& o, const Common& c) {
       o.output.empty() ? o.problem + "-" + std::to_string(p.n) + ".mtx" : o.output;
   const auto start = std::chrono::steady_clock::now();
   io::write_matrix_market(path, p.A);
+  write_node_files(o, p);
   const double write_seconds = seconds_since(start);
   if (c.json) {
     print_json({{"command", "gen"}, {"problem", p.name}, {"n", p.n}, {"rows", p.A.rows()},
@@ -299,6 +350,14 @@ void add_gen(CLI::App& app, Common& common) {
   cmd->add_option("--n", o->n, "Size: n^2 unknowns in 2D, n^3 in 3D, n elements per side for "
                                "elasticity3d");
   cmd->add_option("-o,--output", o->output, "Output file (default PROBLEM-N.mtx)");
+  cmd->add_option("--coordinates", o->coordinates,
+                  "Also write the nodes' coordinates (elasticity3d: nodes x 3), for solve "
+                  "--coordinates");
+  cmd->add_option("--near-null", o->near_null,
+                  "Also write the rigid-body modes (elasticity3d: n x 6), for solve --near-null");
+  cmd->add_flag("--rotations-only", o->rotations_only,
+                "--near-null writes the 3 rotations only, as hypre's rbm files (solve then "
+                "needs --add-translations)");
   cmd->add_flag("--json", common.json, "Print one JSON object");
   cmd->callback([o, &common] { run_gen(*o, common); });
 }

@@ -30,7 +30,15 @@ Problem load_problem(const std::string& spec, std::optional<long long> n, const 
                              spec + "')");
     }
     p.n = n ? *n : default_n > 0 ? default_n : default_size(spec);
-    p.A = gallery::generate(spec, p.n, exec);
+    if (spec == "elasticity3d") {
+      auto e = gallery::elasticity3d(exec, p.n);
+      p.A = std::move(e.A);
+      p.coordinates = std::move(e.coordinates);
+      p.block_size = 3;
+      p.node_dimension = 3;
+    } else {
+      p.A = gallery::generate(spec, p.n, exec);
+    }
   } else {
     const bool looks_like_file =
         spec.ends_with(".mtx") || std::filesystem::exists(std::filesystem::path(spec));

@@ -17,6 +17,13 @@ struct Problem {
   /// The size parameter used (0 for files).
   size_type n = 0;
   CsrMatrix<double> A;
+  /// Unknowns per node the problem knows it has (3 for elasticity3d; 0:
+  /// unknown, a file or a scalar problem), and its nodes' coordinates
+  /// (interleaved, node_dimension per node; empty when unknown): what
+  /// smoothed aggregation takes without --block-size and --coordinates.
+  int block_size = 0;
+  int node_dimension = 0;
+  Vector<double> coordinates;
   /// Seconds spent generating or reading (and moving to the executor).
   double load_seconds = 0;
 };

@@ -26,6 +26,7 @@
 #include "problem.hpp"
 #include "structured.hpp"
 #include "strata/amg/amg.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/config/solver_config.hpp"
 
 namespace strata::app {
@@ -49,6 +50,15 @@ struct SolveOptions {
   /// --null-space: "constant" or a MatrixMarket vector to project out of b
   /// and x (a singular system such as a pure Neumann problem).
   std::string null_space;
+  /// --near-null: a MatrixMarket array (n x k) of near-null vectors for
+  /// the aggregation coarsenings (the rigid-body modes of elasticity);
+  /// --add-translations puts the block_size translations before them (a
+  /// file of rotations only, as hypre's rbm files are).
+  std::string near_null;
+  bool add_translations = false;
+  /// --coordinates: nodal coordinates (MatrixMarket, nodes x dimension or
+  /// one interleaved column), from which the rigid-body modes are made.
+  std::string coordinates;
   bool host = false;
   bool device = false;
   int print_every = 0;
@@ -79,6 +89,137 @@ Vector<double> read_vector(const std::string& flag, const std::string& path, siz
                              " rows; expected one entry per row");
   }
   return v;
+}
+
+constexpr const char* block_size_path = "preconditioner.amg.smoothed_aggregation.block_size";
+
+/// The columns of a MatrixMarket array given for `flag`, each a vector of
+/// `rows` entries on `exec`.
+std::vector<Vector<double>> read_columns(const std::string& flag, const std::string& path,
+                                         size_type rows, const Executor& exec) {
+  const io::DenseBlock block = io::read_matrix_market_dense(path);
+  if (block.rows != rows) {
+    throw dimension_mismatch(flag + " " + path + " is " + std::to_string(block.rows) + " x " +
+                             std::to_string(block.cols) + " but A has " + std::to_string(rows) +
+                             " rows; expected an array of " + std::to_string(rows) +
+                             " rows, one column per vector");
+  }
+  std::vector<Vector<double>> columns;
+  for (size_type j = 0; j < block.cols; ++j) {
+    const auto first = block.values.begin() + static_cast<std::ptrdiff_t>(j * rows);
+    columns.emplace_back(Array<double>(exec, std::vector<double>(first, first + rows)));
+  }
+  return columns;
+}
+
+/// Nodal coordinates from --coordinates, interleaved (x, y[, z] per node):
+/// a nodes x dimension array, or one column already interleaved. Their
+/// count must be A's rows / block size nodes times `dimension`.
+Vector<double> read_coordinates(const std::string& path, size_type rows, int dimension,
+                                const Executor& exec) {
+  const io::DenseBlock block = io::read_matrix_market_dense(path);
+  const size_type nodes = rows / dimension;
+  const size_type expected = nodes * dimension;
+  std::vector<double> xyz;
+  if (block.cols == dimension && block.rows == nodes) {
+    xyz.resize(static_cast<std::size_t>(expected));
+    for (size_type p = 0; p < nodes; ++p) {
+      for (int d = 0; d < dimension; ++d) xyz[p * dimension + d] = block.values[p + d * nodes];
+    }
+  } else if (block.cols == 1 && block.rows == expected) {
+    xyz = block.values;
+  } else {
+    throw dimension_mismatch(
+        "--coordinates " + path + " is " + std::to_string(block.rows) + " x " +
+        std::to_string(block.cols) + "; expected " + std::to_string(nodes) + " x " +
+        std::to_string(dimension) + " (A's " + std::to_string(rows) + " rows / block size " +
+        std::to_string(dimension) + " nodes, " + std::to_string(dimension) +
+        " coordinates each) or one column of " + std::to_string(expected) + " interleaved values");
+  }
+  return Vector<double>(Array<double>(exec, xyz));
+}
+
+/// The near-null space B the coarsening gets, from --near-null (with
+/// --add-translations), --coordinates, or for smoothed aggregation on a
+/// problem that knows its nodes (elasticity3d) its rigid-body modes. Also
+/// sets the block size such a problem has when --block-size was not given.
+/// Adds a line to `chosen` for each thing decided here and to `source`
+/// where B came from. Mistakes in the flags are usage errors; a file that
+/// does not fit A is an error (exit 1), as for --rhs.
+std::vector<Vector<double>> near_null_input(const SolveOptions& o, const Problem& p,
+                                            config::SolverConfig& cfg, size_type rows,
+                                            const Executor& exec, std::vector<std::string>& chosen,
+                                            std::string& source) {
+  const auto& amg = cfg.preconditioner.amg;
+  const bool is_amg = cfg.preconditioner.type == config::PreconditionerType::amg;
+  const bool sa = is_amg && amg.coarsening == config::CoarseningType::smoothed_aggregation;
+  auto& block_size = cfg.preconditioner.amg.smoothed_aggregation.block_size;
+  if (sa && p.block_size > 1 && !o.given.count(block_size_path) && block_size == 0) {
+    block_size = p.block_size;
+    chosen.push_back("block size " + std::to_string(p.block_size) + " (" + p.name + " has " +
+                     std::to_string(p.block_size) +
+                     " unknowns per node; give --block-size for another)");
+  }
+  const int b = config::block_size(cfg);
+  require_usage(rows % b == 0, "--block-size " + std::to_string(b) + " does not divide the " +
+                                   std::to_string(rows) +
+                                   " rows of A; expected the number of unknowns per node");
+  require_usage(o.near_null.empty() || o.coordinates.empty(),
+                "--near-null and --coordinates both give the near-null space; give one");
+  require_usage(!o.add_translations || !o.near_null.empty(),
+                "--add-translations puts translations before the vectors of --near-null FILE; "
+                "give --near-null (--coordinates makes the translations itself)");
+  std::vector<Vector<double>> B;
+  if (!o.near_null.empty()) {
+    B = read_columns("--near-null", o.near_null, rows, exec);
+    source = "--near-null " + o.near_null;
+    if (o.add_translations) {
+      B = config::with_translations(std::move(B), rows, b, exec);
+      source += " after " + std::to_string(b) + " translations (--add-translations)";
+    }
+  } else if (!o.coordinates.empty()) {
+    require_usage(b == 2 || b == 3,
+                  "--coordinates gives the rigid-body modes of nodes in 2 or 3 dimensions, one "
+                  "unknown per dimension, but the block size is " + std::to_string(b) +
+                      "; give --coarsening smoothed_aggregation --block-size 2 or 3");
+    B = amg::rigid_body_modes(read_coordinates(o.coordinates, rows, b, exec), b);
+    source = "rigid-body modes of --coordinates " + o.coordinates;
+  } else if (sa && p.node_dimension == b && p.coordinates.size() == rows) {
+    B = amg::rigid_body_modes(p.coordinates, b);
+    source = "rigid-body modes of " + p.name + "'s nodes";
+    chosen.push_back("near-null space: the " + std::to_string(B.size()) + " " + source +
+                     " (give --near-null or --coordinates for others)");
+  }
+  if (B.empty()) return B;
+  require_usage(is_amg && amg.coarsening != config::CoarseningType::classical,
+                (o.near_null.empty() ? "--coordinates" : "--near-null") +
+                    std::string(" gives a near-null space to aggregation coarsening; the "
+                                "preconditioner is ") +
+                    (is_amg ? "classical AMG" : "not AMG") +
+                    ": give --coarsening smoothed_aggregation (or aggregation)");
+  if (!o.near_null.empty() && !o.add_translations) {
+    const std::vector<int> missing = config::missing_translations(B, b);
+    if (!missing.empty()) {
+      std::string which;
+      for (int c : missing) which += (which.empty() ? "" : ", ") + std::to_string(c);
+      const std::string what =
+          b == 1 ? std::string("the constant vector")
+                 : "the constant translation" + std::string(missing.size() > 1 ? "s" : "") +
+                       " of unknown" + (missing.size() > 1 ? "s " : " ") + which +
+                       " of each node (block size " + std::to_string(b) + ")";
+      std::fprintf(stderr,
+                   "strata: note: the vectors of --near-null %s do not span %s; a file of "
+                   "rotations only (as hypre's rigid-body-mode files are) needs "
+                   "--add-translations\n",
+                   o.near_null.c_str(), what.c_str());
+    }
+  }
+  try {
+    amg::validate_near_null_space(B, rows, b);
+  } catch (const invalid_argument& e) {
+    throw invalid_argument(source + ": " + e.message());
+  }
+  return B;
 }
 
 /// -o/--output is checked before anything is solved: a solve of minutes
@@ -186,7 +327,14 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
                  "and A x = b has a solution only for b orthogonal to them; --null-space "
                  "constant projects them out of b and x\n");
   }
-  const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  std::string near_null_source;
+  std::vector<Vector<double>> near_null =
+      near_null_input(o, p, cfg, A.rows(), exec, chosen, near_null_source);
+  const std::size_t near_null_vectors = near_null.size();
+  // Converted once: with block size > 1 the Krylov method and every level
+  // use the BSR form (the blocked GAMG paper's resident block operator).
+  const std::shared_ptr<const LevelOperator<double>> op = config::level_operator(cfg, shared_A);
   // Refused before the preconditioner is built: a setting the chosen solve
   // ignores (judged after the defaults that follow the matrix: --amg
   // aggregation alone chooses a K-cycle, which --kcycle-levels then serves).
@@ -226,7 +374,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     if (amg) cfg.preconditioner.amg.hierarchy.on_level = level_printer(c.verbose);
   }
   const auto setup_start = std::chrono::steady_clock::now();
-  auto M = config::make_preconditioner(cfg, shared_A);
+  auto M = config::make_preconditioner(cfg, op, std::move(near_null));
   exec.synchronize();
   const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
   auto* hierarchy = dynamic_cast<amg::Hierarchy<double>*>(M.get());
@@ -264,12 +412,16 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
         o.rhs.empty() ? "ones" : o.rhs.c_str());
     if (!o.x0.empty()) std::printf("  initial guess %s\n", o.x0.c_str());
     for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
+    if (op->kind() != "CSR") std::printf("  operator: A as %s\n", op->kind().c_str());
+    if (near_null_vectors > 0) {
+      std::printf("  near-null space: %zu vectors, %s\n", near_null_vectors,
+                  near_null_source.c_str());
+    }
     std::fflush(stdout);
   }
 
-  CsrOperator<double> op(shared_A);
   const auto solve_start = std::chrono::steady_clock::now();
-  const auto info = solve(method, op, b, x, M.get());
+  const auto info = solve(method, *op, b, x, M.get());
   if (null_vector) axpy(-dot(*null_vector, x) / dot(*null_vector, *null_vector), *null_vector, x);
   exec.synchronize();
   const double solve_seconds = seconds(std::chrono::steady_clock::now() - solve_start);
@@ -312,6 +464,10 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
               {"constant_null_space", facts.constant_null_space},
               {"null_space", o.null_space},
               {"null_space_part_of_b", removed_from_b},
+              {"operator_kind", op->kind()},
+              {"block_size", config::block_size(cfg)},
+              {"near_null_vectors", near_null_vectors},
+              {"near_null_source", near_null_source},
               {"x0", o.x0},
               {"output", o.output},
               {"load_seconds", p.load_seconds},
@@ -328,6 +484,8 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
                           {"mean_row_nnz", l.mean_row_nnz},
                           {"max_row_nnz", l.max_row_nnz},
                           {"coarsening_ratio", l.coarsening_ratio},
+                          {"kind", l.kind},
+                          {"block_size", {l.row_block_size, l.col_block_size}},
                           {"setup_seconds", l.setup_seconds},
                           {"solve_seconds", l.solve_seconds}});
       }
@@ -447,7 +605,8 @@ bool holds_path(const json& j, const std::string& path) {
   }
 }
 
-/// Takes the program's own keys (problem, n, rhs, x0, null_space, device)
+/// Takes the program's own keys (problem, n, rhs, x0, null_space, near_null,
+/// add_translations, coordinates, device)
 /// out of a settings document (`source`: "config: 'FILE'" or "preset
 /// 'NAME'") unless a flag gave them, records the library settings it holds
 /// as given, and returns what is left for config_from_json. "description"
@@ -475,6 +634,9 @@ json take_program_keys(json j, SolveOptions& o, const CLI::App& cmd, const std::
   take("rhs", "--rhs", text(o.rhs, "rhs"));
   take("x0", "--x0", text(o.x0, "x0"));
   take("null_space", "--null-space", text(o.null_space, "null_space"));
+  take("near_null", "--near-null", text(o.near_null, "near_null"));
+  take("add_translations", "--add-translations", boolean(o.add_translations, "add_translations"));
+  take("coordinates", "--coordinates", text(o.coordinates, "coordinates"));
   take("device", "--device", boolean(o.device, "device"));
   j.erase("description");
   for (const auto& p : config::parameters()) {
@@ -537,6 +699,9 @@ void print_config(const SolveOptions& o, const config::SolverConfig& cfg) {
   j["rhs"] = o.rhs;
   j["x0"] = o.x0;
   j["null_space"] = o.null_space;
+  j["near_null"] = o.near_null;
+  j["add_translations"] = o.add_translations;
+  j["coordinates"] = o.coordinates;
   j["device"] = o.device;
   const json settings = json::parse(config::config_to_json(cfg));
   for (const auto& [key, value] : settings.items()) j[key] = value;
@@ -602,7 +767,18 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
                   "solve did not converge (exit 3)");
   cmd->add_option("--null-space", o->null_space,
                   "Project this null space out of b and x: 'constant' (a pure Neumann "
-                  "problem) or a MatrixMarket vector");
+                  "problem) or a MatrixMarket vector. Not the near-null space of the "
+                  "coarsening: that is --near-null or --coordinates");
+  cmd->add_option("--near-null", o->near_null,
+                  "Near-null space for aggregation coarsening (--coarsening sa: the rigid-body "
+                  "modes of elasticity): a MatrixMarket array of n rows, one column per vector");
+  cmd->add_flag("--add-translations", o->add_translations,
+                "Put the block-size translations (constants per unknown of a node) before the "
+                "--near-null vectors: for a file of rotations only, as hypre's rbm files are");
+  cmd->add_option("--coordinates", o->coordinates,
+                  "Nodal coordinates (MatrixMarket: nodes x dimension, or one interleaved "
+                  "column); smoothed aggregation gets their rigid-body modes (dimension = "
+                  "--block-size, 2 or 3)");
   cmd->add_option("--preset", o->preset, preset_help());
   cmd->add_option("--config", o->config,
                   "JSON file with any of the settings below; it wins over --preset, and flags "
@@ -644,7 +820,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
   add_structured_options(*cmd, *st);
   cmd->callback([o, flags, cmd, st, interface, &common, &exit_code] {
     if (*interface == "struct") {
-      for (const char* flag : {"--rhs", "--null-space", "--resetup", "--config", "--print-config"}) {
+      for (const char* flag : {"--rhs", "--null-space", "--resetup", "--config", "--print-config",
+                               "--near-null", "--add-translations", "--coordinates"}) {
         require(cmd->count(flag) == 0, std::string(flag) + " is not available with --interface struct");
       }
       GivenSettings given;

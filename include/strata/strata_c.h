@@ -91,11 +91,28 @@ strata_status strata_matrix_create_csr(strata_location location, int64_t rows, i
 strata_status strata_matrix_set_values(strata_matrix matrix, const double* values);
 strata_status strata_matrix_size(strata_matrix matrix, int64_t* rows, int64_t* cols,
                                  int64_t* nnz);
+/* The near-null space of the matrix's problem and its block size, kept with
+   the matrix for the solvers created from it afterwards (as PETSc's
+   MatSetNearNullSpace and MatSetBlockSize): the AMG coarsenings that take
+   one ("aggregation", "smoothed_aggregation") build their interpolation
+   from it; for elasticity these are the rigid-body modes. near_null holds
+   k columns of `rows` values each, column-major (column j starts at
+   near_null[j * rows]), in memory at the matrix's location; k = 0 (and
+   near_null NULL) keeps no vectors, leaving the coarsening's default (the
+   translations). block_size: unknowns per node, >= 1 and dividing rows;
+   with "smoothed_aggregation" and its block_size setting 0 it becomes that
+   setting (the solver then works on the matrix in BSR form of these
+   blocks); a setting of another size is an error at strata_solver_create.
+   The vectors are checked there (full column rank, finite values), and a
+   solver with classical coarsening refuses them. */
+strata_status strata_matrix_set_near_null_space(strata_matrix matrix, int block_size, int64_t k,
+                                                const double* near_null);
 /* NULL is accepted. */
 strata_status strata_matrix_destroy(strata_matrix matrix);
 
 /* A solver for A (square) with the settings in `json_config`: the
-   preconditioner (AMG hierarchy or smoother) is set up here. */
+   preconditioner (AMG hierarchy or smoother) is set up here, with the
+   matrix's near-null space and block size when it has them. */
 strata_status strata_solver_create(strata_matrix matrix, const char* json_config,
                                    strata_solver* solver);
 /* After strata_matrix_set_values: refreshes the preconditioner for the new

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "strata/amg/amg.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/config.hpp"
 #include "strata/config/solver_config.hpp"
 #include "strata/core/error.hpp"
@@ -323,6 +324,8 @@ nb::dict level_dict(const amg::LevelSummary& l) {
   d["mean_row_nnz"] = l.mean_row_nnz;
   d["max_row_nnz"] = l.max_row_nnz;
   d["coarsening_ratio"] = l.coarsening_ratio;
+  d["kind"] = l.kind;
+  d["block_size"] = nb::make_tuple(l.row_block_size, l.col_block_size);
   d["setup_seconds"] = l.setup_seconds;
   d["solve_seconds"] = l.solve_seconds;
   return d;
@@ -333,8 +336,13 @@ nb::dict level_dict(const amg::LevelSummary& l) {
 class Solver {
  public:
   /// near_null_space: (k, n) C-contiguous, row j the j-th vector of B
-  /// (Python transposes SciPy's n x k convention), or None.
-  Solver(const Matrix& A, const std::string& config_json, nb::object near_null_space)
+  /// (Python transposes SciPy's n x k convention), or None. coordinates:
+  /// the nodes' coordinates, interleaved (n entries: block size per node),
+  /// from which the rigid-body modes are made, or None. add_translations:
+  /// put the block size's translations before near_null_space (a set of
+  /// rotations only, as hypre's rigid-body-mode files are).
+  Solver(const Matrix& A, const std::string& config_json, nb::object near_null_space,
+         nb::object coordinates, bool add_translations)
       : A_(A) {
     if (A.rows() != A.cols()) {
       throw dimension_mismatch("A has shape (" + std::to_string(A.rows()) + ", " +
@@ -372,7 +380,55 @@ class Solver {
         near_null_space_.push_back(std::move(v));
       }
     }
+    if (add_translations) {
+      require(!near_null_space.is_none(),
+              "add_translations=True puts translations before near_null_space, which is None; "
+              "expected a near_null_space (coordinates make the translations themselves)");
+      near_null_space_ = config::with_translations(std::move(near_null_space_), A.rows(),
+                                                   block_size(), A.executor());
+    }
+    if (!coordinates.is_none()) {
+      require(near_null_space_.empty(),
+              "near_null_space and coordinates both give the near-null space; expected one");
+      const int b = block_size();
+      if (b != 2 && b != 3) {
+        throw invalid_argument(
+            "coordinates give the rigid-body modes of nodes in 2 or 3 dimensions, but the "
+            "block size is " + std::to_string(b) +
+            "; expected block_size=2 or 3 (with smoothed_aggregation coarsening) or a BSR "
+            "matrix of 2x2 or 3x3 blocks");
+      }
+      const auto xyz = nb::cast<InArray>(coordinates);
+      check_vector<T>(xyz, "coordinates (flattened)", A.rows(),
+                      "A.shape[0] / block_size nodes, " + std::to_string(b) + " coordinates each");
+      check_same_place(A.executor(), executor_of(xyz, "coordinates"), "coordinates", "A");
+      near_null_space_ =
+          amg::rigid_body_modes(Vector<T>(copy_in<T>(xyz, A.rows(), A.executor())), b);
+    } else if (!near_null_space_.empty() && !add_translations) {
+      const std::vector<int> missing = config::missing_translations(near_null_space_, block_size());
+      if (!missing.empty()) {
+        notes_.push_back("near_null_space does not span the constant translation of unknown " +
+                         std::to_string(missing.front()) + " of each node (block size " +
+                         std::to_string(block_size()) +
+                         "); a set of rotations only (as hypre's rigid-body-mode files are) "
+                         "needs add_translations=True");
+      }
+    }
+    if (!near_null_space_.empty()) {
+      amg::validate_near_null_space(near_null_space_, A.rows(), block_size());
+    }
     build();
+  }
+
+  /// Unknowns per node: the smoothed-aggregation setting when it is > 0,
+  /// else a BSR matrix's square block size, else 1.
+  int block_size() const {
+    const int b = config::block_size(config_);
+    if (b > 1) return b;
+    const auto* bsr = dynamic_cast<const BsrOperator<T>*>(A_.op().get());
+    return bsr && bsr->matrix().row_block_size() == bsr->matrix().col_block_size()
+               ? bsr->matrix().row_block_size()
+               : 1;
   }
 
   /// Solves A x = b; x holds x0 on entry and the solution on exit (both
@@ -391,7 +447,7 @@ class Solver {
       const Vector<T> bv(copy_in<T>(b, n, exec));
       Vector<T> xv(copy_in<T>(x, n, exec));
       const auto start = std::chrono::steady_clock::now();
-      info = strata::solve(config::krylov_method(config_), *A_.op(), bv, xv, preconditioner_.get());
+      info = strata::solve(config::krylov_method(config_), *op_, bv, xv, preconditioner_.get());
       exec.synchronize();
       solve_seconds = seconds_since(start);
       if (n > 0) copy_bytes(x.data(), exec, xv.data(), exec, sizeof(T) * static_cast<std::size_t>(n));
@@ -413,6 +469,8 @@ class Solver {
     d["solve_seconds"] = solve_seconds;
     d["solver"] = method_name(config::krylov_method(config_));
     d["preconditioner"] = preconditioner_ ? preconditioner_->describe() : std::string("none");
+    d["operator"] = op_->kind();
+    d["near_null_vectors"] = near_null_space_.size();
     return d;
   }
 
@@ -455,7 +513,8 @@ class Solver {
     A_ = A_new;
     if (values_only) {
       const auto start = std::chrono::steady_clock::now();
-      hierarchy->resetup(A_.op());
+      op_ = operator_of(A_);
+      hierarchy->resetup(op_);
       A_.executor().synchronize();
       setup_seconds_ = seconds_since(start);
       return "values";
@@ -511,18 +570,30 @@ class Solver {
     return dynamic_cast<const amg::Hierarchy<T>*>(preconditioner_.get());
   }
 
+  /// The operator to solve with: A's own, or for a CSR matrix with
+  /// smoothed aggregation of block size > 1 its BSR copy (converted once
+  /// per setup, config::level_operator).
+  std::shared_ptr<const LevelOperator<T>> operator_of(const Matrix& A) const {
+    if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(A.op().get())) {
+      return config::level_operator<T>(config_, csr->shared_matrix());
+    }
+    return A.op();
+  }
+
   void build() {
     preconditioner_.reset();  // free the old hierarchy before the new one is built
+    op_ = operator_of(A_);
     // Each build gets its own copy of B: the coarsening takes it over.
     std::vector<Vector<T>> B;
     for (const auto& v : near_null_space_) B.push_back(v.clone());
     const auto start = std::chrono::steady_clock::now();
-    preconditioner_ = config::make_preconditioner<T>(config_, A_.op(), std::move(B));
+    preconditioner_ = config::make_preconditioner<T>(config_, op_, std::move(B));
     A_.executor().synchronize();
     setup_seconds_ = seconds_since(start);
   }
 
   Matrix A_;
+  std::shared_ptr<const LevelOperator<T>> op_;
   config::SolverConfig config_;
   std::vector<std::string> notes_, ineffective_;
   std::vector<Vector<T>> near_null_space_;
@@ -555,13 +626,15 @@ NB_MODULE(_strata, m) {
       .def_prop_ro("location", &Matrix::location);
 
   nb::class_<Solver>(m, "Solver")
-      .def(nb::init<const Matrix&, const std::string&, nb::object>(), nb::arg("A"),
-           nb::arg("config_json"), nb::arg("near_null_space").none())
+      .def(nb::init<const Matrix&, const std::string&, nb::object, nb::object, bool>(),
+           nb::arg("A"), nb::arg("config_json"), nb::arg("near_null_space").none(),
+           nb::arg("coordinates").none() = nb::none(), nb::arg("add_translations") = false)
       .def("solve", &Solver::solve, nb::arg("b"), nb::arg("x"))
       .def("apply", &Solver::apply, nb::arg("b"), nb::arg("x"))
       .def("resetup", &Solver::resetup, nb::arg("A_new"), nb::arg("same_pattern"))
       .def("summary", &Solver::summary)
       .def("summary_text", &Solver::summary_text)
+      .def("block_size", &Solver::block_size)
       .def("describe", &Solver::describe)
       .def("config_json", &Solver::config_json)
       .def_prop_ro("notes", &Solver::notes)

@@ -234,6 +234,33 @@ def _near_null_space(B, A, name="near_null_space"):
     return Bt
 
 
+def _coordinates(xyz, A):
+    """Nodal coordinates (nodes x dimension, or flat and interleaved) as the
+    flat float64 array of A.shape[0] values the module takes."""
+    if xyz is None:
+        return None
+    _check_array(xyz, "coordinates")
+    if xyz.dtype != _np.float64:
+        raise TypeError(f"coordinates has dtype {xyz.dtype}; expected float64")
+    if xyz.ndim not in (1, 2):
+        raise ValueError(f"coordinates has shape {tuple(xyz.shape)}; expected (nodes, "
+                         f"dimension) or a flat interleaved array")
+    flat = _xp(xyz).ascontiguousarray(xyz).reshape(-1)  # row-major: x, y, z of node 0 first
+    _sync_cupy(flat)
+    return flat
+
+
+def _blocked_settings(block_size, coarsening=None):
+    """The keyword settings of blocked smoothed aggregation, for _config_json."""
+    if block_size is not None and (not isinstance(block_size, (int, _np.integer))
+                                   or isinstance(block_size, bool) or block_size < 1):
+        raise ValueError(f"block_size is {block_size!r}; expected an integer >= 1 "
+                         f"(unknowns per node: 3 for 3D elasticity)")
+    return {"preconditioner.amg.smoothed_aggregation.block_size":
+            (None if block_size is None else int(block_size), "block_size"),
+            "preconditioner.amg.coarsening": (coarsening, "coarsening")}
+
+
 def _new_output(b, x0, name="x0"):
     """The array the solution is written into: a copy of x0, or zeros, in
     b's place (NumPy or CuPy)."""
@@ -247,7 +274,8 @@ def _new_output(b, x0, name="x0"):
 
 
 def solve(A, b, solver=None, precond=None, config=None, x0=None, tol=None,
-          atol=None, maxiter=None, restart=None):
+          atol=None, maxiter=None, restart=None, coarsening=None, block_size=None,
+          near_null_space=None, coordinates=None, add_translations=False):
     """Solves A x = b; returns (x, info).
 
     A: scipy.sparse CSR or BSR matrix (float64), a cupyx.scipy.sparse CSR
@@ -262,6 +290,16 @@ def solve(A, b, solver=None, precond=None, config=None, x0=None, tol=None,
     restart ("solver.restart") are shortcuts for settings of config, a dict
     with the library's JSON names; defaults are the library's (CG with
     classical AMG, tolerance 1e-8). x0: the initial guess (zeros).
+
+    Systems (elasticity): coarsening ("preconditioner.amg.coarsening":
+    "smoothed_aggregation" or "sa" for blocked smoothed aggregation) and
+    block_size ("preconditioner.amg.smoothed_aggregation.block_size",
+    unknowns per node; a CSR A is then solved as BSR of these blocks; a BSR
+    A gives its own). near_null_space: an n x k float64 array of near-null
+    vectors (rigid-body modes); add_translations=True puts the block_size
+    translations before them (for rotations only). coordinates: the nodes'
+    coordinates (nodes x dimension, or flat interleaved, dimension = block
+    size 2 or 3), whose rigid-body modes become the near-null space.
 
     info: status (the library's name: "converged", "max_iterations",
     "diverged", ...), converged, iterations, true_relative_residual
@@ -279,9 +317,11 @@ def solve(A, b, solver=None, precond=None, config=None, x0=None, tol=None,
                            "solver.tolerance": (tol, "tol"),
                            "solver.absolute_tolerance": (atol, "atol"),
                            "solver.max_iterations": (maxiter, "maxiter"),
-                           "solver.restart": (restart, "restart")})
+                           "solver.restart": (restart, "restart"),
+                           **_blocked_settings(block_size, coarsening)})
     _sync_cupy(b, x)
-    s = _strata.Solver(M, text, None)
+    s = _strata.Solver(M, text, _near_null_space(near_null_space, M), _coordinates(coordinates, M),
+                       bool(add_translations))
     _warn_settings(s)
     info = s.solve(b, x)
     info["summary"] = s.summary()
@@ -300,22 +340,20 @@ class AMG(_spla.LinearOperator):
     config: settings with the library's JSON names ("preconditioner.amg"
     and "solver"); preconditioner.type must be amg (the default).
     near_null_space: an n x k float64 array, the near-null space B handed
-    to aggregation (needs config preconditioner.amg.coarsening =
-    "aggregation"; classical AMG takes none). block_size: unknowns per
-    node; only 1 is in the library today (blocked smoothed aggregation is
-    not yet), so a larger one raises strata.UnsupportedError.
+    to aggregation (needs config preconditioner.amg.coarsening
+    "aggregation" or "smoothed_aggregation"; classical AMG takes none);
+    add_translations=True puts the block_size translations before it.
+    coordinates: nodal coordinates whose rigid-body modes become B instead.
+    block_size: unknowns per node for smoothed aggregation (the setting
+    preconditioner.amg.smoothed_aggregation.block_size; a CSR A is then
+    held as BSR of these blocks; None: the setting's, or a BSR A's own).
+    coarsening: the setting preconditioner.amg.coarsening ("sa" for
+    smoothed aggregation).
     """
 
-    def __init__(self, A, config=None, near_null_space=None, block_size=1):
-        if not isinstance(block_size, (int, _np.integer)) or block_size < 1:
-            raise ValueError(f"block_size is {block_size!r}; expected an integer >= 1")
-        if block_size != 1:
-            raise UnsupportedError(
-                f"block_size {block_size}: blocked (smoothed) aggregation is not in "
-                f"the library yet; expected block_size=1 (for a system, pass its "
-                f"near-null space, e.g. rigid-body modes, as near_null_space with "
-                f"aggregation coarsening)")
-        text = _config_json(config)
+    def __init__(self, A, config=None, near_null_space=None, block_size=None,
+                 coordinates=None, add_translations=False, coarsening=None):
+        text = _config_json(config, **_blocked_settings(block_size, coarsening))
         cfg = _json.loads(text)
         ptype = cfg.get("preconditioner", {}).get("type", "amg")
         if ptype != "amg":
@@ -323,10 +361,13 @@ class AMG(_spla.LinearOperator):
                              f"expected 'amg' (use strata.solve for other preconditioners)")
         self._matrix = _matrix(A)
         self._solver = _strata.Solver(self._matrix, text,
-                                      _near_null_space(near_null_space, self._matrix))
+                                      _near_null_space(near_null_space, self._matrix),
+                                      _coordinates(coordinates, self._matrix),
+                                      bool(add_translations))
         _warn_settings(self._solver)
         self._on_device = self._matrix.location == "cuda"
-        self.block_size = int(block_size)
+        #: Unknowns per node the solver works with (1: scalar).
+        self.block_size = self._solver.block_size()
         self._pattern = self._pattern_of(A)
         #: "setup", then "values" or "full" after each resetup().
         self.last_setup = "setup"

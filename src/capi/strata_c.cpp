@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "strata/amg/amg.hpp"
 #include "strata/config.hpp"
@@ -19,11 +20,19 @@
 struct strata_matrix_handle {
   // Shared with the solvers made from it; set_values writes through it.
   std::shared_ptr<strata::CsrMatrix<double>> A;
+  // strata_matrix_set_near_null_space: copied into each solver made after.
+  int block_size = 1;
+  std::vector<strata::Vector<double>> near_null_space;
 };
 
 struct strata_solver_handle {
   std::shared_ptr<strata::CsrMatrix<double>> A;
   strata::config::SolverConfig config;
+  // What the solver works on: A's CSR operator, or its BSR copy for
+  // smoothed aggregation with block_size > 1 (config::level_operator),
+  // remade from A on each resetup.
+  std::shared_ptr<const strata::LevelOperator<double>> op;
+  std::vector<strata::Vector<double>> near_null_space;
   std::unique_ptr<strata::LinearOperator<double>> preconditioner;
 };
 
@@ -104,8 +113,29 @@ void give_text(const std::string& text, char* buffer, size_t size, size_t* neede
 
 void build_preconditioner(strata_solver_handle& s) {
   s.preconditioner.reset();  // free the old hierarchy before the new one is built
-  s.preconditioner =
-      config::make_preconditioner<double>(s.config, std::shared_ptr<const CsrMatrix<double>>(s.A));
+  s.op = config::level_operator<double>(s.config, s.A);
+  std::vector<Vector<double>> B;  // the coarsening takes its own copy
+  for (const auto& v : s.near_null_space) B.push_back(v.clone());
+  s.preconditioner = config::make_preconditioner<double>(s.config, s.op, std::move(B));
+}
+
+/// The matrix's block size into the settings of a smoothed-aggregation
+/// solver that left its own at 0; a different one is refused.
+void apply_block_size(config::SolverConfig& cfg, int matrix_block_size, const char* fn) {
+  if (matrix_block_size <= 1 ||
+      cfg.preconditioner.amg.coarsening != config::CoarseningType::smoothed_aggregation) {
+    return;
+  }
+  int& setting = cfg.preconditioner.amg.smoothed_aggregation.block_size;
+  if (setting == 0) {
+    setting = matrix_block_size;
+  } else if (setting != matrix_block_size) {
+    throw invalid_argument(std::string(fn) +
+                           ": preconditioner.amg.smoothed_aggregation.block_size is " +
+                           std::to_string(setting) +
+                           " but strata_matrix_set_near_null_space gave block_size " +
+                           std::to_string(matrix_block_size) + "; expected one size (or 0)");
+  }
 }
 
 }  // namespace
@@ -142,7 +172,7 @@ strata_status strata_matrix_create_csr(strata_location location, int64_t rows, i
                                                  copied<index_type>(exec, col_idx, nnz),
                                                  copied<double>(exec, values, nnz));
     A->validate();
-    *matrix = new strata_matrix_handle{std::move(A)};
+    *matrix = new strata_matrix_handle{std::move(A), 1, {}};
   });
 }
 
@@ -169,6 +199,29 @@ strata_status strata_matrix_size(strata_matrix matrix, int64_t* rows, int64_t* c
   });
 }
 
+strata_status strata_matrix_set_near_null_space(strata_matrix matrix, int block_size, int64_t k,
+                                                const double* near_null) {
+  const char* fn = "strata_matrix_set_near_null_space";
+  return guarded(fn, [&] {
+    require_pointer(matrix, "matrix", fn);
+    const CsrMatrix<double>& A = *matrix->A;
+    if (block_size < 1 || A.rows() % block_size != 0) {
+      throw invalid_argument(std::string(fn) + ": block_size is " + std::to_string(block_size) +
+                             "; expected the unknowns per node, >= 1 and dividing the " +
+                             std::to_string(A.rows()) + " rows");
+    }
+    require(k >= 0, std::string(fn) + ": k is " + std::to_string(k) +
+                        "; expected the number of vectors (>= 0)");
+    if (k > 0) require_pointer(near_null, "near_null", fn);
+    std::vector<Vector<double>> B;
+    for (int64_t j = 0; j < k; ++j) {
+      B.emplace_back(copied<double>(A.executor(), near_null + j * A.rows(), A.rows()));
+    }
+    matrix->block_size = block_size;
+    matrix->near_null_space = std::move(B);
+  });
+}
+
 strata_status strata_matrix_destroy(strata_matrix matrix) {
   delete matrix;
   return STRATA_SUCCESS;
@@ -189,6 +242,8 @@ strata_status strata_solver_create(strata_matrix matrix, const char* json_config
     auto s = std::make_unique<strata_solver_handle>();
     s->A = matrix->A;
     if (json_config && json_config[0] != '\0') s->config = config::config_from_json(json_config);
+    apply_block_size(s->config, matrix->block_size, fn);
+    for (const auto& v : matrix->near_null_space) s->near_null_space.push_back(v.clone());
     build_preconditioner(*s);
     *solver = s.release();
   });
@@ -200,7 +255,13 @@ strata_status strata_solver_resetup(strata_solver solver) {
     require_pointer(solver, "solver", fn);
     auto* hierarchy = dynamic_cast<amg::Hierarchy<double>*>(solver->preconditioner.get());
     if (hierarchy && hierarchy->params().keep_resetup_data) {
-      hierarchy->resetup();
+      if (solver->op->kind() == "CSR") {
+        hierarchy->resetup();  // the operator shares A, whose values changed in place
+      } else {
+        // The blocked copy is remade from A's new values (same pattern).
+        solver->op = config::level_operator<double>(solver->config, solver->A);
+        hierarchy->resetup(solver->op);
+      }
     } else {
       build_preconditioner(*solver);
     }
@@ -219,8 +280,7 @@ strata_status strata_solver_solve(strata_solver solver, const double* b, double*
     const size_type n = A.rows();
     const Vector<double> bv(copied<double>(exec, b, n));
     Vector<double> xv(copied<double>(exec, x, n));
-    const CsrOperator<double> op(solver->A);
-    const SolveInfo result = solve(config::krylov_method(solver->config), op, bv, xv,
+    const SolveInfo result = solve(config::krylov_method(solver->config), *solver->op, bv, xv,
                                    solver->preconditioner.get());
     if (n > 0) copy_bytes(x, exec, xv.data(), exec, sizeof(double) * static_cast<std::size_t>(n));
     if (info) {

@@ -2,6 +2,7 @@
 // take, and the one function that builds a preconditioner.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -150,6 +151,7 @@ SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec) {
   constexpr auto forward = GaussSeidelSweep::forward, symmetric = GaussSeidelSweep::symmetric;
   switch (p.amg.smoother) {
     case AmgSmootherType::automatic:
+      if (p.amg.coarsening == CoarseningType::smoothed_aggregation) return p.chebyshev;
       if (p.amg.coarsening == CoarseningType::aggregation) {
         JacobiParams j = p.jacobi;
         j.estimate_omega = true;
@@ -219,11 +221,15 @@ std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg,
         throw invalid_argument("config: a near-null space of " +
                                std::to_string(near_null_space.size()) +
                                " vectors was given, but preconditioner.amg.coarsening is "
-                               "classical, which uses none; expected coarsening aggregation");
+                               "classical, which uses none; expected coarsening aggregation "
+                               "or smoothed_aggregation");
       }
       return amg::make_classical_coarsening<T>(a.classical);
     case CoarseningType::aggregation:
       return amg::make_aggregation_coarsening<T>(a.aggregation, std::move(near_null_space));
+    case CoarseningType::smoothed_aggregation:
+      return amg::make_smoothed_aggregation_coarsening<T>(a.smoothed_aggregation,
+                                                          std::move(near_null_space));
   }
   throw invalid_argument("config: preconditioner.amg.coarsening holds " +
                          std::to_string(static_cast<int>(a.coarsening)) +
@@ -238,7 +244,8 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
   if (!near_null_space.empty() && cfg.preconditioner.type != PreconditionerType::amg) {
     throw invalid_argument("config: a near-null space was given, but preconditioner.type is " +
                            format_value(find_parameter("preconditioner.type")->get(cfg)) +
-                           "; only amg (with coarsening aggregation) uses one");
+                           "; only amg (with coarsening aggregation or smoothed_aggregation) "
+                           "uses one");
   }
   switch (cfg.preconditioner.type) {
     case PreconditionerType::none:
@@ -391,12 +398,13 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
     return "AMG settings need preconditioner.type amg; it is " +
            choice_of(cfg, "preconditioner.type");
   }
-  const bool classical = pre.amg.coarsening == CoarseningType::classical;
-  if (in("preconditioner.amg.classical") && !classical) {
-    return "classical coarsening settings; preconditioner.amg.coarsening is aggregation";
-  }
-  if (in("preconditioner.amg.aggregation") && classical) {
-    return "aggregation settings; preconditioner.amg.coarsening is classical";
+  // Each coarsening's settings serve that coarsening only.
+  for (const char* section : {"classical", "aggregation", "smoothed_aggregation"}) {
+    const std::string prefix = std::string("preconditioner.amg.") + section;
+    if (in(prefix) && choice_of(cfg, "preconditioner.amg.coarsening") != section) {
+      return std::string(section) + " coarsening settings; preconditioner.amg.coarsening is " +
+             choice_of(cfg, "preconditioner.amg.coarsening");
+    }
   }
   if (path.starts_with("preconditioner.amg.classical.aggressive_") &&
       path != "preconditioner.amg.classical.aggressive_levels" &&
@@ -431,6 +439,106 @@ std::vector<std::string> ineffective_settings(const SolverConfig& cfg) {
   return out;
 }
 
+int block_size(const SolverConfig& cfg) {
+  const auto& amg = cfg.preconditioner.amg;
+  const bool sa = cfg.preconditioner.type == PreconditionerType::amg &&
+                  amg.coarsening == CoarseningType::smoothed_aggregation;
+  return sa ? std::max(1, amg.smoothed_aggregation.block_size) : 1;
+}
+
+template <class T>
+std::shared_ptr<const LevelOperator<T>> level_operator(const SolverConfig& cfg,
+                                                       std::shared_ptr<const CsrMatrix<T>> A) {
+  require(A != nullptr, "config::level_operator: A is null; expected a matrix");
+  const int b = block_size(cfg);
+  if (b == 1) return std::make_shared<const CsrOperator<T>>(std::move(A));
+  if (A->rows() % b != 0 || A->cols() % b != 0) {
+    throw invalid_argument("config: preconditioner.amg.smoothed_aggregation.block_size " +
+                           std::to_string(b) + " does not divide the " +
+                           std::to_string(A->rows()) + " x " + std::to_string(A->cols()) +
+                           " matrix; expected the number of unknowns per node (rows a multiple "
+                           "of it)");
+  }
+  return std::make_shared<const BsrOperator<T>>(to_bsr(*A, b));
+}
+
+template <class T>
+std::vector<Vector<T>> with_translations(std::vector<Vector<T>> B, size_type rows, int block_size,
+                                         const Executor& exec) {
+  if (block_size < 1 || rows % block_size != 0) {
+    throw invalid_argument("config: block size " + std::to_string(block_size) +
+                           " for translations of " + std::to_string(rows) +
+                           " unknowns; expected a block size >= 1 dividing them");
+  }
+  std::vector<Vector<T>> out;
+  std::vector<T> t(static_cast<std::size_t>(rows));
+  for (int c = 0; c < block_size; ++c) {
+    for (size_type i = 0; i < rows; ++i) t[i] = i % block_size == c ? T{1} : T{0};
+    out.emplace_back(Array<T>(exec, t));
+  }
+  for (auto& v : B) out.push_back(std::move(v));
+  return out;
+}
+
+template <class T>
+std::vector<int> missing_translations(const std::vector<Vector<T>>& B, int block_size) {
+  if (B.empty()) return {};
+  const std::size_t k = B.size();
+  std::vector<std::vector<T>> cols;
+  for (const auto& v : B) cols.push_back(v.to(Executor::host()).values().to_vector());
+  const std::size_t n = cols[0].size();
+  // Cholesky of the Gram matrix G = B^T B, with a floor on the pivots so
+  // that dependent columns (validate_near_null_space refuses them later,
+  // by name) do not stop this check.
+  std::vector<double> G(k * k, 0.0);
+  for (std::size_t a = 0; a < k; ++a) {
+    for (std::size_t b = 0; b <= a; ++b) {
+      double sum = 0;
+      for (std::size_t i = 0; i < n; ++i) sum += double(cols[a][i]) * double(cols[b][i]);
+      G[a * k + b] = G[b * k + a] = sum;
+    }
+  }
+  double largest = 0;
+  for (std::size_t a = 0; a < k; ++a) largest = std::max(largest, G[a * k + a]);
+  std::vector<double> L(k * k, 0.0);
+  for (std::size_t j = 0; j < k; ++j) {
+    double d = G[j * k + j];
+    for (std::size_t m = 0; m < j; ++m) d -= L[j * k + m] * L[j * k + m];
+    d = std::max(d, 1e-14 * largest + std::numeric_limits<double>::min());
+    L[j * k + j] = std::sqrt(d);
+    for (std::size_t i = j + 1; i < k; ++i) {
+      double v = G[i * k + j];
+      for (std::size_t m = 0; m < j; ++m) v -= L[i * k + m] * L[j * k + m];
+      L[i * k + j] = v / L[j * k + j];
+    }
+  }
+  std::vector<int> missing;
+  for (int c = 0; c < block_size; ++c) {
+    // y = B^T t, solve G z = y, residual^2 = t.t - y.z (least squares).
+    std::vector<double> y(k, 0.0);
+    double tt = 0;
+    for (std::size_t a = 0; a < k; ++a) {
+      for (std::size_t i = static_cast<std::size_t>(c); i < n; i += block_size) y[a] += cols[a][i];
+    }
+    for (std::size_t i = static_cast<std::size_t>(c); i < n; i += block_size) tt += 1.0;
+    std::vector<double> z = y;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t m = 0; m < i; ++m) z[i] -= L[i * k + m] * z[m];
+      z[i] /= L[i * k + i];
+    }
+    double yz = 0;  // y^T G^-1 y = |L^-1 y|^2
+    for (std::size_t i = 0; i < k; ++i) yz += z[i] * z[i];
+    const double residual2 = std::max(0.0, tt - yz);
+    if (tt > 0 && residual2 > 1e-12 * tt) missing.push_back(c);
+  }
+  return missing;
+}
+
+template std::shared_ptr<const LevelOperator<double>> level_operator<double>(
+    const SolverConfig&, std::shared_ptr<const CsrMatrix<double>>);
+template std::vector<Vector<double>> with_translations<double>(std::vector<Vector<double>>,
+                                                               size_type, int, const Executor&);
+template std::vector<int> missing_translations<double>(const std::vector<Vector<double>>&, int);
 template std::unique_ptr<amg::Coarsening<double>> make_coarsening<double>(
     const SolverConfig&, std::vector<Vector<double>>);
 template std::unique_ptr<LinearOperator<double>> make_preconditioner<double>(

@@ -222,9 +222,15 @@ void declare_smoothers(std::vector<Parameter>& out) {
                  "Scale omega by 4 / (3 rho(D^-1 A)), rho by Arnoldi");
   jacobi.integer("estimation_steps", &JacobiParams::estimation_steps, closed(1, 10),
                  "Arnoldi steps of that estimate");
+  // The blocked levels' diagonal (smoothed aggregation, block_size > 1).
+  const char* point_block =
+      "On levels of square blocks (BSR), D is each node's inverted diagonal block "
+      "(point-block); false: the scalar diagonal";
+  jacobi.boolean("point_block", &JacobiParams::point_block, point_block);
   Block l1(
       out, "preconditioner.l1jacobi", [](auto& c) -> auto& { return c.preconditioner.l1jacobi; });
   l1.number("omega", &L1JacobiParams::omega, above(0), "Weight of l1-Jacobi", omega);
+  l1.boolean("point_block", &L1JacobiParams::point_block, point_block);
   Block cheb(
       out, "preconditioner.chebyshev", [](auto& c) -> auto& { return c.preconditioner.chebyshev; });
   cheb.choice("kind", &ChebyshevParams::kind,
@@ -241,6 +247,7 @@ void declare_smoothers(std::vector<Parameter>& out) {
                "Lanczos (Arnoldi: at most 10) steps of the estimate of rho(D^-1 A)");
   cheb.boolean("symmetric", &ChebyshevParams::symmetric,
                "Estimate rho by Lanczos (symmetric A); false: Arnoldi");
+  cheb.boolean("point_block", &ChebyshevParams::point_block, point_block);
   Block ilu(
       out, "preconditioner.ilu", [](auto& c) -> auto& { return c.preconditioner.ilu; });
   ilu.integer("level_of_fill", &IluParams::level_of_fill, at_least(0),
@@ -266,8 +273,14 @@ void declare_amg(std::vector<Parameter>& out) {
       out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg.hierarchy; });
   amg.choice(
       "coarsening", &AmgSettings::coarsening,
-      {{"classical", CoarseningType::classical}, {"aggregation", CoarseningType::aggregation}},
-      "AMG coarsening", {.flags = {"--amg"}});
+      {{"classical", CoarseningType::classical},
+       {"aggregation", CoarseningType::aggregation},
+       {"smoothed_aggregation", CoarseningType::smoothed_aggregation},
+       // The and PyAMG's short name; written back in full.
+       {"sa", CoarseningType::smoothed_aggregation}},
+      "AMG coarsening (smoothed_aggregation, or sa: blocked smoothed aggregation for "
+      "elasticity)",
+      {.flags = {"--amg", "--coarsening"}});
   h.choice("cycle", &H::cycle,
            {{"V", amg::CycleType::V},
             {"W", amg::CycleType::W},
@@ -368,6 +381,30 @@ void declare_aggregation(std::vector<Parameter>& out) {
             "Galerkin product by SpGEMM instead of sort and segmented reduction");
 }
 
+void declare_smoothed_aggregation(std::vector<Parameter>& out) {
+  using S = amg::SmoothedAggregationParams;
+  Block sa(
+      out, "preconditioner.amg.smoothed_aggregation",
+      [](auto& s) -> auto& { return s.preconditioner.amg.smoothed_aggregation; });
+  // 64: beyond any system a node carries; a typo (--block-size 30000) is
+  // refused here rather than as a BSR of one huge block.
+  sa.integer("block_size", &S::block_size, closed(0, 64),
+             "Unknowns per node (3 for 3D elasticity); > 1 solves with A as BSR of these "
+             "blocks; 0: the block size of a BSR matrix, 1 for CSR",
+             {.flags = {"--block-size"}});
+  sa.number("strength_threshold", &S::strength_threshold, half_open(0, 1),
+            "Symmetric block strength theta: ||A_IJ|| > theta sqrt(||A_II|| ||A_JJ||)",
+            {.flags = {"--sa-strength"}});
+  sa.boolean("filter_weak", &S::filter_weak,
+             "Lump weak blocks into the diagonal of the matrix that smooths P");
+  sa.number("prolongator_damping", &S::prolongator_damping,
+            {.min = 0, .max = 2, .min_open = true, .max_open = true},
+            "omega = this / rho(D^-1 A) in P = (I - omega D^-1 A) P_tent");
+  sa.boolean("smooth_prolongator", &S::smooth_prolongator,
+             "Smooth the tentative prolongator (false: unsmoothed, blocked aggregation)");
+  sa.unsigned_integer("seed", &S::seed, "Seed of the MIS(2) random values");
+}
+
 std::vector<Parameter> declare_all() {
   std::vector<Parameter> out;
   declare_solver(out);
@@ -375,6 +412,7 @@ std::vector<Parameter> declare_all() {
   declare_amg(out);
   declare_classical(out);
   declare_aggregation(out);
+  declare_smoothed_aggregation(out);
   return out;
 }
 

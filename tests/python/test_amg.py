@@ -148,12 +148,10 @@ def test_near_null_space_errors():
 
 
 def test_block_size():
+    # A scalar problem is block size 1; the blocked forms are in test_blocked.py.
     A = poisson2d(6)
-    assert strata.AMG(A, block_size=1).block_size == 1
-    with pytest.raises(strata.UnsupportedError, match="blocked.*aggregation.*not in the library"):
-        strata.AMG(A, block_size=3)
-    with pytest.raises(NotImplementedError):  # a built-in base as well
-        strata.AMG(A, block_size=2)
+    assert strata.AMG(A).block_size == 1
+    assert strata.AMG(A, coarsening="sa", block_size=1).block_size == 1
     with pytest.raises(ValueError, match="block_size is 0; expected an integer >= 1"):
         strata.AMG(A, block_size=0)
 

@@ -132,3 +132,25 @@ def test_amg_on_the_device_with_resetup_and_cupyx_cg():
     x, info = M.solve(b)
     assert isinstance(x, cupy.ndarray) and info["converged"]
     assert relative_residual(A_new, cupy.asnumpy(b), cupy.asnumpy(x)) <= 1e-8
+
+
+def test_blocked_smoothed_aggregation_with_device_coordinates():
+    """Blocked SA from CuPy: the CSR matrix becomes BSR 2x2 on the device,
+    the coordinates' rigid-body modes are made there, and the solve takes
+    the host's iterations (the same aggregates, from the same hash)."""
+    import cupy
+    from conftest import elasticity2d
+    A, xy = elasticity2d(24)
+    b = rhs(A.shape[0])
+    settings = {"preconditioner": {"amg": {"coarsening": "sa", "coarse_size": 600,
+                                           "smoothed_aggregation": {"block_size": 2}}}}
+    x, info = strata.solve(to_device(A), cupy.asarray(b), config=settings,
+                           coordinates=cupy.asarray(xy))
+    assert isinstance(x, cupy.ndarray) and info["converged"]
+    assert info["operator"] == "BSR 2x2" and info["near_null_vectors"] == 3
+    assert relative_residual(A, b, cupy.asnumpy(x)) <= 1e-8
+    _, host = strata.solve(A, b, config=settings, coordinates=xy)
+    assert abs(info["iterations"] - host["iterations"]) <= 1
+    # Coordinates on the host for a device matrix: a location error.
+    with pytest.raises(strata.LocationMismatchError):
+        strata.solve(to_device(A), cupy.asarray(b), config=settings, coordinates=xy)

@@ -139,6 +139,20 @@ TEST_P(LevelKinds, BlockLevelsRunThroughTheCycleLikeScalarOnes) {
     else ASSERT_NEAR(vb[i], vs[i], 1e-7 * largest) << i;
   }
   EXPECT_NE(amg::format_summary(H.summary()).find("operator complexity"), std::string::npos);
+  // The summary says where the blocks are: each level's kind and block size.
+  const auto summary = H.summary();
+  EXPECT_EQ(summary.levels[0].kind, "CSR");
+  EXPECT_EQ(summary.levels[0].row_block_size, 1);
+  EXPECT_EQ(summary.levels[0].col_block_size, 1);
+  for (int l = 1; l < H.num_levels(); ++l) {
+    EXPECT_EQ(summary.levels[l].kind, "BSR 2x2") << "level " << l;
+    EXPECT_EQ(summary.levels[l].row_block_size, 2);
+    EXPECT_EQ(summary.levels[l].col_block_size, 2);
+  }
+  const std::string table = amg::format_summary(summary);
+  EXPECT_NE(table.find("ratio  kind       setup s"), std::string::npos) << table;
+  EXPECT_NE(table.find("  CSR     "), std::string::npos) << table;
+  EXPECT_NE(table.find("  BSR 2x2 "), std::string::npos) << table;
   // The default smoother: block l1-Jacobi on the BSR levels (2x2 nodes).
   amg::Hierarchy<double> D(fine, std::make_unique<NodeLinearInterpolation>(),
                            amg::HierarchyParams{.coarse_size = 40});

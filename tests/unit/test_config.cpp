@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -519,6 +520,8 @@ std::map<std::string, Change> changes() {
   const std::pair<S, Value> ilu0{"preconditioner.type", S("ilu0")};
   const std::pair<S, Value> gmres{"solver.type", S("gmres")};
   const std::pair<S, Value> aggregation{"preconditioner.amg.coarsening", S("aggregation")};
+  const std::pair<S, Value> sa{"preconditioner.amg.coarsening", S("smoothed_aggregation")};
+  const std::pair<S, Value> sa_blocks{"preconditioner.amg.smoothed_aggregation.block_size", I(2)};
   const std::pair<S, Value> aggressive{"preconditioner.amg.classical.aggressive_levels", I(1)};
   const std::vector<std::pair<S, Value>> kcycle{{"solver.type", S("fcg")},
                                                 {"preconditioner.amg.cycle", S("K")},
@@ -599,6 +602,20 @@ std::map<std::string, Change> changes() {
       {amg + "aggregation.dimension", {{aggregation}, I(2)}},
       {amg + "aggregation.seed", {{aggregation}, std::uint64_t(12345)}},
       {amg + "aggregation.galerkin_by_spgemm", {{aggregation}, true}},
+      // Block size 2 on the 2D problem: pairs of grid points as nodes,
+      // whose 2x2 diagonal blocks the smoothers invert unless told not to.
+      {"preconditioner.jacobi.point_block",
+       {{sa, sa_blocks, {amg + "smoother", S("jacobi")}}, false}},
+      {"preconditioner.l1jacobi.point_block",
+       {{sa, sa_blocks, {amg + "smoother", S("l1jacobi")}}, false}},
+      {"preconditioner.chebyshev.point_block", {{sa, sa_blocks}, false}},
+      {amg + "smoothed_aggregation.block_size", {{sa}, I(2)}},
+      {amg + "smoothed_aggregation.strength_threshold", {{sa}, 0.5}},
+      {amg + "smoothed_aggregation.filter_weak",
+       {{sa, {amg + "smoothed_aggregation.strength_threshold", 0.5}}, true}},
+      {amg + "smoothed_aggregation.prolongator_damping", {{sa}, 1.0}},
+      {amg + "smoothed_aggregation.smooth_prolongator", {{sa}, false}},
+      {amg + "smoothed_aggregation.seed", {{sa}, std::uint64_t(12345)}},
   };
 }
 
@@ -641,6 +658,123 @@ TEST(ConfigBuild, ANearNullSpaceGoesToAggregationAndIsRefusedElsewhere) {
   jacobi.preconditioner.type = PreconditionerType::jacobi;
   EXPECT_NE(error_of([&] { make_preconditioner<double>(jacobi, A, ones()); })
                 .find("preconditioner.type is jacobi"),
+            std::string::npos);
+}
+
+// ------------------------------------------- blocked smoothed aggregation
+
+TEST(ConfigSmoothedAggregation, ReadsTheShortNameAndChecksItsSettings) {
+  // "sa" (and --amg sa, --coarsening sa) reads as smoothed_aggregation and
+  // is written back in full, with the SA section round-tripping.
+  const SolverConfig cfg = config_from_json(R"({"preconditioner": {"amg": {"coarsening": "sa",
+      "smoothed_aggregation": {"block_size": 3, "strength_threshold": 0.08,
+                               "prolongator_damping": 1.2, "smooth_prolongator": false}}}})");
+  EXPECT_EQ(cfg.preconditioner.amg.coarsening, CoarseningType::smoothed_aggregation);
+  const auto& sa = cfg.preconditioner.amg.smoothed_aggregation;
+  EXPECT_EQ(sa.block_size, 3);
+  EXPECT_EQ(sa.strength_threshold, 0.08);
+  EXPECT_EQ(sa.prolongator_damping, 1.2);
+  EXPECT_FALSE(sa.smooth_prolongator);
+  const std::string text = config_to_json(cfg);
+  EXPECT_NE(text.find("\"coarsening\": \"smoothed_aggregation\""), std::string::npos) << text;
+  EXPECT_TRUE(same_settings(config_from_json(text), cfg));
+  EXPECT_EQ(block_size(cfg), 3);
+  // The block size counts only for smoothed aggregation.
+  SolverConfig classical = cfg;
+  classical.preconditioner.amg.coarsening = CoarseningType::classical;
+  EXPECT_EQ(block_size(classical), 1);
+
+  SolverConfig flags;
+  flag(flags, "--coarsening", "preconditioner.amg.coarsening", "sa");
+  flag(flags, "--block-size", "preconditioner.amg.smoothed_aggregation.block_size", "2");
+  EXPECT_EQ(block_size(flags), 2);
+  // Out of range, by the flag's name, the value and the range.
+  EXPECT_EQ(error_of([&] {
+              flag(flags, "--block-size", "preconditioner.amg.smoothed_aggregation.block_size",
+                   "-1");
+            }),
+            "--block-size '-1': expected an integer in [0, 64]");
+  EXPECT_EQ(error_of([] {
+              config_from_json(R"({"preconditioner": {"amg": {"smoothed_aggregation":
+                  {"prolongator_damping": 2}}}})");
+            }),
+            "config: 'preconditioner.amg.smoothed_aggregation.prolongator_damping' must be a "
+            "number in (0, 2), got 2");
+  EXPECT_NE(error_of([] {
+              config_from_json(R"({"preconditioner": {"amg": {"coarsening": "sa2"}}})");
+            }).find("classical, aggregation, smoothed_aggregation or sa"),
+            std::string::npos);
+  // SA settings under another coarsening change nothing, and say so.
+  SolverConfig unused;
+  flag(unused, "--block-size", "preconditioner.amg.smoothed_aggregation.block_size", "3");
+  const auto lines = ineffective_settings(unused);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "--block-size has no effect: smoothed_aggregation coarsening settings; "
+            "preconditioner.amg.coarsening is classical");
+  // Its automatic smoother is Chebyshev with the chebyshev settings.
+  SolverConfig cheb = cfg;
+  cheb.preconditioner.chebyshev.degree = 3;
+  ASSERT_TRUE(std::holds_alternative<ChebyshevParams>(amg_smoother(cheb)));
+  EXPECT_EQ(std::get<ChebyshevParams>(amg_smoother(cheb)).degree, 3);
+}
+
+TEST(ConfigSmoothedAggregation, TheLevelOperatorIsBlockedOnceForBlockSizesAboveOne) {
+  const Executor exec = Executor::host();
+  const auto problem = gallery::elasticity3d(exec, 3);
+  const auto A = share(CsrMatrix<double>(problem.A.clone()));
+  SolverConfig cfg;
+  EXPECT_EQ(level_operator<double>(cfg, A)->kind(), "CSR");
+  cfg.preconditioner.amg.coarsening = CoarseningType::smoothed_aggregation;
+  EXPECT_EQ(level_operator<double>(cfg, A)->kind(), "CSR");  // block size 0: from the operator
+  cfg.preconditioner.amg.smoothed_aggregation.block_size = 3;
+  const auto op = level_operator<double>(cfg, A);
+  ASSERT_EQ(op->kind(), "BSR 3x3");
+  // The same operator: y = A x equal to the CSR product.
+  Vector<double> x(exec, A->rows()), y1(exec, A->rows()), y2(exec, A->rows());
+  auto xv = x.values().host_view();
+  for (size_type i = 0; i < A->rows(); ++i) xv[i] = std::sin(0.1 * double(i)) + 1.0;
+  op->apply(x, y1);
+  spmv(*A, x, y2);
+  const auto a = y1.to_vector(), b = y2.to_vector();
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-12 * (1 + std::abs(b[i])));
+  // A block size that does not divide the rows names the setting.
+  cfg.preconditioner.amg.smoothed_aggregation.block_size = 5;
+  EXPECT_EQ(error_of([&] { level_operator<double>(cfg, A); }),
+            "config: preconditioner.amg.smoothed_aggregation.block_size 5 does not divide the " +
+                std::to_string(A->rows()) + " x " + std::to_string(A->rows()) +
+                " matrix; expected the number of unknowns per node (rows a multiple of it)");
+}
+
+TEST(ConfigSmoothedAggregation, TranslationsAreFoundMissingAndPutFirst) {
+  const Executor exec = Executor::host();
+  const auto problem = gallery::elasticity3d(exec, 2);
+  const size_type n = problem.A.rows();
+  std::vector<Vector<double>> all, rotations;
+  for (const auto& v : problem.rigid_body_modes) all.push_back(v.clone());
+  for (int m = 3; m < 6; ++m) rotations.push_back(problem.rigid_body_modes[m].clone());
+  EXPECT_TRUE(missing_translations(all, 3).empty());
+  EXPECT_EQ(missing_translations(rotations, 3), (std::vector<int>{0, 1, 2}));
+  // Two of the three translations: the third (unknown z) is missing.
+  std::vector<Vector<double>> two;
+  two.push_back(problem.rigid_body_modes[0].clone());
+  two.push_back(problem.rigid_body_modes[1].clone());
+  EXPECT_EQ(missing_translations(two, 3), (std::vector<int>{2}));
+  // A combination of the translations still spans them.
+  std::vector<Vector<double>> mixed;
+  mixed.push_back(problem.rigid_body_modes[0].clone());
+  axpy(1.0, problem.rigid_body_modes[1], mixed[0]);
+  mixed.push_back(problem.rigid_body_modes[1].clone());
+  mixed.push_back(problem.rigid_body_modes[2].clone());
+  EXPECT_TRUE(missing_translations(mixed, 3).empty());
+
+  const auto completed = with_translations(std::move(rotations), n, 3, exec);
+  ASSERT_EQ(completed.size(), 6u);
+  for (int m = 0; m < 6; ++m) {
+    EXPECT_EQ(completed[m].to_vector(), problem.rigid_body_modes[m].to_vector()) << "mode " << m;
+  }
+  EXPECT_TRUE(missing_translations(completed, 3).empty());
+  EXPECT_NE(error_of([&] { with_translations<double>({}, 10, 3, exec); }).find("block size 3"),
             std::string::npos);
 }
 

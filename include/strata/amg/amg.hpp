@@ -218,6 +218,14 @@ struct LevelSummary {
   size_type max_row_nnz = 0;
   /// rows of the level above / rows of this level (0 for level 0).
   double coarsening_ratio = 0;
+  /// The level operator's kind (LevelOperator::kind(): "CSR", "BSR 3x3"),
+  /// so that a blocked hierarchy shows where its levels keep their blocks.
+  std::string kind;
+  /// Rows and columns of the operator's blocks: 1 x 1 for a scalar (CSR)
+  /// level, r x c for BSR (6 x 6 on the coarse levels of 3D smoothed
+  /// aggregation with rigid-body modes).
+  int row_block_size = 1;
+  int col_block_size = 1;
   /// Seconds in this level's part of the cycles (profile_levels only).
   double solve_seconds = 0;
   /// Seconds of the last setup spent on this level: its coarsening (the

@@ -4,7 +4,8 @@
 ///
 /// SolverConfig is a plain aggregate of the components' own parameter
 /// structs (KrylovParams, JacobiParams, L1JacobiParams, ChebyshevParams,
-/// amg::HierarchyParams, amg::ClassicalParams, amg::AggregationParams) plus
+/// amg::HierarchyParams, amg::ClassicalParams, amg::AggregationParams,
+/// amg::SmoothedAggregationParams) plus
 /// the choices between them. Its defaults are those structs' defaults.
 ///
 /// parameters() lists one declaration per parameter: its path
@@ -40,6 +41,7 @@
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/krylov.hpp"
 
@@ -56,12 +58,16 @@ enum class PreconditionerType {
   none, jacobi, l1jacobi, chebyshev, amg,
   gs, sgs, multicolor_gs, multicolor_sgs, two_stage_gs, two_stage_sgs, ilu0, iluk, ilut
 };
-/// The AMG coarsening ("preconditioner.amg.coarsening").
-enum class CoarseningType { classical, aggregation };
+/// The AMG coarsening ("preconditioner.amg.coarsening"). smoothed_aggregation
+/// (also read as "sa") is the blocked smoothed aggregation of
+/// strata/amg/smoothed_aggregation.hpp, the method for elasticity.
+enum class CoarseningType { classical, aggregation, smoothed_aggregation };
 /// The smoother of every AMG level but the coarsest ("preconditioner.amg.smoother").
 /// automatic ("auto"): l1-Jacobi for classical coarsening (hypre's GPU
 /// default), damped Jacobi with omega = 4 / (3 rho(D^-1 A)) for aggregation
 /// (the aggregation paper's): see amg_smoother(). gs: hybrid l1
+/// Chebyshev for smoothed aggregation (PETSc GAMG's default: a polynomial
+/// in D^-1 A keeps the smoother as parallel as the blocked levels); gs: hybrid l1
 /// Gauss-Seidel forward down and backward up (hypre's relax 13/14); sgs:
 /// symmetric sweeps both ways; multicolor_* and two_stage_* the same for
 /// those kinds; ilu0, iluk, ilut: incomplete LU.
@@ -91,6 +97,9 @@ struct AmgSettings {
   amg::HierarchyParams hierarchy;
   amg::ClassicalParams classical;
   amg::AggregationParams aggregation;
+  /// block_size (unknowns per node) also decides the operator a front end
+  /// solves with: see level_operator().
+  amg::SmoothedAggregationParams smoothed_aggregation;
 };
 
 /// "preconditioner". The smoother structs serve both a stand-alone smoother
@@ -274,13 +283,49 @@ amg::HierarchyParams hierarchy_params(const SolverConfig& cfg);
 
 /// The coarsening chosen, with its parameters (validated by its factory).
 /// `near_null_space` holds the columns of B on the finest level (each with
-/// A.rows() entries on A's executor; empty: the coarsening's default). Only
-/// aggregation takes one; classical coarsening throws invalid_argument when
-/// given one rather than ignoring it, so that a caller's B is never
-/// silently unused.
+/// A.rows() entries on A's executor; empty: the coarsening's default).
+/// Aggregation and smoothed aggregation take one; classical coarsening
+/// throws invalid_argument when given one rather than ignoring it, so that
+/// a caller's B is never silently unused.
 template <class T>
 std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg,
                                                     std::vector<Vector<T>> near_null_space = {});
+
+// ------------------------------------------------ blocked problems (SA)
+
+/// The block size the settings ask for: preconditioner.amg.coarsening
+/// smoothed_aggregation with smoothed_aggregation.block_size > 1 gives that
+/// size; anything else 1 (a scalar problem, or a size taken from a BSR
+/// operator: block_size 0).
+int block_size(const SolverConfig& cfg);
+
+/// The operator to solve with and to build the preconditioner on: A as
+/// a BSR operator of block_size(cfg) square blocks when that is > 1 (the
+/// matrix is converted once, here, and the Krylov method and every level
+/// then use the blocked form, as the blocked GAMG paper keeps it), and
+/// A's CSR operator otherwise. Throws invalid_argument naming
+/// preconditioner.amg.smoothed_aggregation.block_size when it does not
+/// divide A's rows.
+template <class T>
+std::shared_ptr<const LevelOperator<T>> level_operator(const SolverConfig& cfg,
+                                                       std::shared_ptr<const CsrMatrix<T>> A);
+
+/// B with the `block_size` translations put first (column c is 1 on
+/// unknown c of every node): for near-null files that hold only the
+/// rotations, as hypre's rigid-body-mode files do. Each column of B has
+/// `rows` entries; the new ones are made on `exec`.
+template <class T>
+std::vector<Vector<T>> with_translations(std::vector<Vector<T>> B, size_type rows, int block_size,
+                                         const Executor& exec);
+
+/// The translations among the block_size ones (by unknown c = 0 ..
+/// block_size-1) that are not in the span of B up to a relative residual
+/// of 1e-6 (least squares on B^T B): a near-null space for elasticity
+/// without them makes a poor hierarchy. Empty when all are in it (or B is
+/// empty). B must have columns of rows entries, rows a multiple of
+/// block_size.
+template <class T>
+std::vector<int> missing_translations(const std::vector<Vector<T>>& B, int block_size);
 
 /// The preconditioner for A (nullptr for type none): the one place that
 /// builds a smoother or an AMG hierarchy from settings, for every front end
@@ -292,12 +337,15 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
                                                        std::shared_ptr<const LevelOperator<T>> A,
                                                        std::vector<Vector<T>> near_null_space = {});
 
-/// The same for a CSR matrix (shared, not copied).
+/// The same for a CSR matrix (shared, not copied unless level_operator()
+/// makes the blocked copy that smoothed aggregation with block_size > 1
+/// needs; a front end that also solves with A should call level_operator()
+/// itself and use the result for both, so the matrix is converted once).
 template <class T>
 std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
                                                        std::shared_ptr<const CsrMatrix<T>> A,
                                                        std::vector<Vector<T>> near_null_space = {}) {
-  return make_preconditioner<T>(cfg, std::make_shared<const CsrOperator<T>>(std::move(A)),
+  return make_preconditioner<T>(cfg, level_operator<T>(cfg, std::move(A)),
                                 std::move(near_null_space));
 }
 

@@ -567,6 +567,11 @@ HierarchySummary Hierarchy<T>::summary() const {
     LevelSummary ls;
     ls.rows = A.rows();
     ls.nnz = A.nnz();
+    ls.kind = A.kind();
+    if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
+      ls.row_block_size = bsr->matrix().row_block_size();
+      ls.col_block_size = bsr->matrix().col_block_size();
+    }
     if (A.rows() > 0) {
       const auto [lo, hi] = A.row_nnz_range();
       ls.min_row_nnz = lo;
@@ -596,7 +601,9 @@ std::string format_summary(const HierarchySummary& s) {
   std::snprintf(line, sizeof line, "  AMG hierarchy: %s, %zu levels\n", s.coarsening.c_str(),
                 s.levels.size());
   out += line;
-  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio   setup s";
+  // The kind column says where a blocked hierarchy keeps its blocks
+  // ("BSR 3x3" fine, "BSR 6x6" coarse) and where a level is scalar ("CSR").
+  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio  kind       setup s";
   const bool timed = std::any_of(s.levels.begin(), s.levels.end(),
                                  [](const LevelSummary& l) { return l.solve_seconds > 0; });
   out += timed ? "   solve s\n" : "\n";
@@ -606,7 +613,7 @@ std::string format_summary(const HierarchySummary& s) {
                   (long long)v.rows, (long long)v.nnz, (long long)v.min_row_nnz, v.mean_row_nnz,
                   (long long)v.max_row_nnz, v.coarsening_ratio);
     out += line;
-    std::snprintf(line, sizeof line, "  %8.4f", v.setup_seconds);
+    std::snprintf(line, sizeof line, "  %-8s  %8.4f", v.kind.c_str(), v.setup_seconds);
     out += line;
     if (timed) {
       std::snprintf(line, sizeof line, "  %8.4f", v.solve_seconds);
