@@ -103,6 +103,14 @@ TEST(BlockDiagonalDevice, ErrorsNameTheSameBlockRowAsOnTheHost) {
   EXPECT_EQ(on_host, on_device);
 }
 
+/// Whether a smoother's weight comes from an Arnoldi estimate of rho.
+bool estimates_by_arnoldi(const JacobiParams& p) { return p.estimate_omega; }
+bool estimates_by_arnoldi(const ChebyshevParams& p) { return !p.symmetric; }
+template <class P>
+bool estimates_by_arnoldi(const P&) {
+  return false;
+}
+
 /// The smoothers each matrix of matrices() can take: the nonsymmetric 5x5
 /// one gets no Lanczos estimate.
 std::vector<SmootherParams> smoothers_for(const BsrMatrix<double>& A) {
@@ -130,19 +138,26 @@ TEST(BlockSmoothersDevice, SweepsMatchTheHost) {
       Vector<double> bd = bh.to(d), xd = xh.to(d);
       Sh->smooth(bh, xh, 2);
       Sd->smooth(bd, xd, 2);
-      // Chebyshev's rho comes from sums reduced in another order on the
-      // device: a relative difference near 1e-14 in its coefficients.
-      EXPECT_LE(max_difference(xh.to_vector(), xd.to_vector()), 1e-11)
+      // An estimated rho comes from sums reduced in another order on the
+      // device: a relative difference near 1e-14 in Lanczos's estimate. The
+      // Arnoldi estimate (nonsymmetric) is the largest eigenvalue of a small
+      // Hessenberg matrix, which can move by the square root of such a
+      // perturbation where two eigenvalues nearly meet: measured 3e-10 on
+      // the 5x5-block matrix on an H200.
+      const bool arnoldi =
+          std::visit([](const auto& q) { return estimates_by_arnoldi(q); }, p);
+      const double tol = arnoldi ? 1e-8 : 1e-11;
+      EXPECT_LE(max_difference(xh.to_vector(), xd.to_vector()), tol)
           << A.row_block_size() << " " << Sh->describe();
       Vector<double> x0h(Array<double>(Executor::host(), xv)), yh(Executor::host(), A.rows());
       Vector<double> x0d = x0h.to(d), yd(d, A.rows());
       Sh->post_smooth(bh, x0h, yh, 2);
       Sd->post_smooth(bd, x0d, yd, 2);
-      EXPECT_LE(max_difference(yh.to_vector(), yd.to_vector()), 1e-11)
+      EXPECT_LE(max_difference(yh.to_vector(), yd.to_vector()), tol)
           << A.row_block_size() << " " << Sh->describe();
       Sh->apply(bh, yh);
       Sd->apply(bd, yd);
-      EXPECT_LE(max_difference(yh.to_vector(), yd.to_vector()), 1e-11)
+      EXPECT_LE(max_difference(yh.to_vector(), yd.to_vector()), tol)
           << A.row_block_size() << " " << Sh->describe();
     }
   }
