@@ -18,12 +18,14 @@
 /// and schedules. For a piecewise-constant P (one entry per row) the
 /// products are cheap: every row of A P has the length of A's row or less.
 
+#include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/spgemm.hpp"
 
 namespace strata {
 
 /// Ac = R A P, kept for value-only recomputation. One specialization per
-/// matrix format; see spgemm.hpp for the block-CSR plan.
+/// matrix format: CSR, and BSR (below, the blocked products of
+/// bsr_spgemm.hpp).
 template <class Matrix>
 class GalerkinProduct;
 
@@ -60,5 +62,48 @@ GalerkinProduct(const CsrMatrix<T>&, const CsrMatrix<T>&, const CsrMatrix<T>&)
 /// Ac = R A P, once (no recompute).
 template <class T>
 CsrMatrix<T> galerkin_product(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+
+/// Ac = R (A P) of BSR matrices as two blocked products, kept for
+/// value-only recomputation: the blocked PtAP of smoothed aggregation for
+/// elasticity (R 6x3 blocks, A 3x3, P 3x6, so Ac 6x6; 6x6 throughout on the
+/// coarser levels). No operand is expanded to scalar form: the index work is
+/// done per block and each block product is a small dense one
+/// (bsr_spgemm.hpp). Ac has R's row block size and P's column block size.
+template <class T>
+class GalerkinProduct<BsrMatrix<T>> {
+ public:
+  /// Computes A P, then Ac = R (A P), where A lives; R and P must live there
+  /// too (location_mismatch), R.cols() == A.rows() and A.cols() == P.rows()
+  /// (dimension_mismatch), and the blocks must line up: R's column block
+  /// size equal to A's row block size, A's column block size to P's row
+  /// block size (invalid_argument naming the three block shapes).
+  GalerkinProduct(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const BsrMatrix<T>& P);
+
+  /// Ac.
+  const BsrMatrix<T>& result() const noexcept { return RAP_.result(); }
+  /// The intermediate A P (kept for recompute).
+  const BsrMatrix<T>& AP() const noexcept { return AP_.result(); }
+
+  /// Recomputes Ac's values in place for new values of R, A and P with
+  /// unchanged block sizes and block patterns (checked as in
+  /// SparseProduct<BsrMatrix<T>>::recompute). Equals a fresh
+  /// GalerkinProduct(R, A, P) bit for bit.
+  void recompute(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const BsrMatrix<T>& P);
+
+  /// Scalar multiplications of both products together.
+  size_type products() const noexcept { return AP_.products() + RAP_.products(); }
+
+ private:
+  SparseProduct<BsrMatrix<T>> AP_;
+  SparseProduct<BsrMatrix<T>> RAP_;
+};
+
+template <class T>
+GalerkinProduct(const BsrMatrix<T>&, const BsrMatrix<T>&, const BsrMatrix<T>&)
+    -> GalerkinProduct<BsrMatrix<T>>;
+
+/// Ac = R A P of BSR matrices, once (no recompute).
+template <class T>
+BsrMatrix<T> galerkin_product(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const BsrMatrix<T>& P);
 
 }  // namespace strata
