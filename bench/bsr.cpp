@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -48,6 +47,8 @@ namespace {
 using namespace strata;
 using bench::best_time;
 using bench::Clock;
+using bench::matrix_bytes;
+using bench::peak_extra;
 using bench::seconds_since;
 
 struct Options {
@@ -57,26 +58,6 @@ struct Options {
   bool host = false;
   std::string json;
 };
-
-/// Peak memory above what is in use now, while f runs.
-std::size_t peak_extra(const Executor& exec, const std::function<void()>& f) {
-  exec.synchronize();
-  const std::size_t before = exec.memory_stats().in_use;
-  exec.reset_peak_memory();
-  f();
-  const std::size_t peak = exec.memory_stats().peak_in_use;
-  return peak > before ? peak - before : 0;
-}
-
-template <class T>
-std::size_t bytes_of(const CsrMatrix<T>& M) {
-  return M.row_ptr().bytes() + M.col_idx().bytes() + M.values().bytes();
-}
-
-template <class T>
-std::size_t bytes_of(const BsrMatrix<T>& M) {
-  return M.row_ptr().bytes() + M.col_idx().bytes() + M.values().bytes();
-}
 
 double mb(std::size_t bytes) { return static_cast<double>(bytes) / 1e6; }
 
@@ -186,8 +167,8 @@ Results run(const Options& o, const Executor& exec) {
   r.spmv_ms.blocked = 1e3 * best_time(exec, o.repeat, [&] { spmv(A, x, yb); });
   r.spmv_ms.scalar = 1e3 * best_time(exec, o.repeat, [&] { spmv(As, x, ys); });
   const double vectors = double(x.values().bytes() + yb.values().bytes());
-  r.spmv_gbs_blocked = 1e-6 * (double(bytes_of(A)) + vectors) / r.spmv_ms.blocked;
-  r.spmv_gbs_scalar = 1e-6 * (double(bytes_of(As)) + vectors) / r.spmv_ms.scalar;
+  r.spmv_gbs_blocked = 1e-6 * (double(matrix_bytes(A)) + vectors) / r.spmv_ms.blocked;
+  r.spmv_gbs_scalar = 1e-6 * (double(matrix_bytes(As)) + vectors) / r.spmv_ms.scalar;
   r.spmv_difference = relative_difference(yb.to_vector(), ys.to_vector());
 
   // Galerkin product, first time (symbolic + numeric) and recompute.
@@ -208,10 +189,10 @@ Results run(const Options& o, const Executor& exec) {
   r.ac_blocks = Gb->result().num_blocks();
 
   const auto bytes = [](std::size_t b, std::size_t s) { return Pair{mb(b), mb(s)}; };
-  r.a_bytes = bytes(bytes_of(A), bytes_of(As));
-  r.p_bytes = bytes(bytes_of(P), bytes_of(Ps));
-  r.r_bytes = bytes(bytes_of(R), bytes_of(Rs));
-  r.ac_bytes = bytes(bytes_of(Gb->result()), bytes_of(Gs->result()));
+  r.a_bytes = bytes(matrix_bytes(A), matrix_bytes(As));
+  r.p_bytes = bytes(matrix_bytes(P), matrix_bytes(Ps));
+  r.r_bytes = bytes(matrix_bytes(R), matrix_bytes(Rs));
+  r.ac_bytes = bytes(matrix_bytes(Gb->result()), matrix_bytes(Gs->result()));
   r.total_bytes =
       Pair{r.a_bytes.blocked + r.p_bytes.blocked + r.r_bytes.blocked + r.ac_bytes.blocked,
            r.a_bytes.scalar + r.p_bytes.scalar + r.r_bytes.scalar + r.ac_bytes.scalar};

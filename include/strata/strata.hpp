@@ -16,6 +16,7 @@
 #include "strata/io/matrix_market.hpp"
 #include "strata/matrix/assembly.hpp"
 #include "strata/matrix/bsr.hpp"
+#include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/csr.hpp"
 #include "strata/matrix/galerkin.hpp"
 #include "strata/matrix/spgemm.hpp"

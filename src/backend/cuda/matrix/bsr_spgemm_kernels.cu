@@ -51,22 +51,6 @@ inline unsigned grid_for(size_type items, int per_block) {
   return static_cast<unsigned>(std::min<size_type>(std::max<size_type>(blocks, 1), 1 << 20));
 }
 
-/// First p in [0, n) with cols[p] >= key (cols ascending, key present).
-__device__ __forceinline__ offset_type find_block(const index_type* cols, offset_type n,
-                                                  index_type key) {
-  offset_type lo = 0;
-  while (n > 0) {
-    const offset_type half = n / 2;
-    if (cols[lo + half] < key) {
-      lo += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
-  }
-  return lo;
-}
-
 template <int R, int M, int C, int G, class T>
 __global__ void __launch_bounds__(block_size)
     numeric_kernel(BlockShape s, Pattern A, const T* __restrict__ a_val, Pattern B,
@@ -95,7 +79,7 @@ __global__ void __launch_bounds__(block_size)
       for (offset_type base = 0; base < len; base += G) {
         const int chunk = static_cast<int>(len - base < G ? len - base : G);
         offset_type place = 0;
-        if (lane < chunk) place = find_block(cols, n, B.col_idx[q0 + base + lane]);
+        if (lane < chunk) place = spgemm::find_column(cols, n, B.col_idx[q0 + base + lane]);
         const int items = chunk * rc;
         // The trip count is the group's, so every lane takes part in the shuffle.
         for (int t0 = 0; t0 < items; t0 += G) {

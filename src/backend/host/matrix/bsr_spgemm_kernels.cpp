@@ -52,7 +52,7 @@ void block_row(const BlockShape& s, const Pattern& A, const T* a_values, const P
     const index_type K = A.col_idx[e];
     const T* a = a_values + e * rm;
     for (offset_type q = B.row_ptr[K]; q < B.row_ptr[K + 1]; ++q) {
-      const offset_type p = std::lower_bound(cols, cols + n, B.col_idx[q]) - cols;
+      const offset_type p = spgemm::find_column(cols, n, B.col_idx[q]);
       multiply_add<R, M, C>(s, a, b_values + q * mc, row + p * rc);
     }
   }
