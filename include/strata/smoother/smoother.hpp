@@ -59,18 +59,33 @@ class Smoother : public LinearOperator<T> {
 /// operator as ChebyshevParams{.degree = 1, .upper_fraction = 1,
 /// .estimation_steps = 5, .symmetric = false}, but a cheaper sweep (one
 /// fused update of x instead of Chebyshev's three vectors).
+///
+/// point_block: on a level with square diagonal blocks (a BSR level,
+/// LevelOperator::diagonal_block_size() > 0) D is the block diagonal, each
+/// node's b x b block inverted (point-block Jacobi, PETSc's PCPBJACOBI; the
+/// blocked GAMG paper's smoother), and the spectral estimate is of D^-1 A
+/// with that D. false: the scalar diagonal on every level. Scalar (CSR)
+/// levels use the scalar diagonal either way.
 struct JacobiParams {
   double omega = 1.0;
   bool estimate_omega = false;
   int estimation_steps = 5;
+  bool point_block = true;
 };
 
 /// l1-Jacobi: M^-1 = omega D_l1^-1 with (D_l1)_ii = sum_j |a_ij|, the l1 norm
 /// of the row. For symmetric positive definite A this smoother converges
 /// without a damping factor (D_l1 - A/2 is positive definite), which is why
 /// AMG uses it by default (Baker, Falgout, Kolev, Yang 2011).
+///
+/// point_block: on a level with square diagonal blocks, the block l1-Jacobi
+/// of the same paper, D_l1 = the node's diagonal block plus the l1 norms of
+/// each row's entries outside it on the diagonal (BlockDiagonalKind::l1;
+/// 2 D_l1 - A is SPD for SPD A, so it converges undamped too). false: the
+/// scalar D_l1 on every level.
 struct L1JacobiParams {
   double omega = 1.0;
+  bool point_block = true;
 };
 
 /// Chebyshev polynomial smoothing of degree `degree` in D^-1 A, where rho
@@ -98,6 +113,11 @@ struct ChebyshevParams {
   int estimation_steps = 10;
   /// Treat A as symmetric when estimating rho (Lanczos); otherwise Arnoldi.
   bool symmetric = true;
+  /// On a level with square diagonal blocks, D is the block diagonal (each
+  /// node's block inverted) and rho estimates the largest eigenvalue of that
+  /// D^-1 A (Lanczos in the D inner product, or Arnoldi); false: the scalar
+  /// diagonal on every level.
+  bool point_block = true;
 };
 
 /// A choice of smoother.
@@ -111,11 +131,15 @@ using SmootherParams =
 /// "two_stage_backward_gs", "two_stage_sgs"; "ilu0", "iluk", "ilut".
 std::string smoother_name(const SmootherParams& params);
 
-/// Builds the smoother for A (on A's executor), sharing ownership of A. The
+/// Builds the smoother for A (on A's executor), sharing ownership of A.
+/// Jacobi, l1-Jacobi and Chebyshev on a level with square diagonal blocks
+/// use the inverted blocks unless their point_block is false; their
+/// describe() then says "block". The
 /// spectral estimates of Chebyshev and of Jacobi with estimate_omega take
 /// their global sums through `reduction`. Throws invalid_argument naming
-/// the first row whose diagonal entry is zero, missing or not finite, or a
-/// parameter out of range.
+/// the first row whose diagonal entry is zero, missing or not finite (the
+/// first block row whose diagonal block is missing, not finite or singular),
+/// or a parameter out of range.
 template <class T>
 std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T>> A,
                                            const SmootherParams& params,

@@ -31,4 +31,24 @@ template <class T>
 double arnoldi_spectral_radius(const LevelOperator<T>& A, const Vector<T>& inverse_diagonal,
                                int steps, const Reduction<T>& reduction = Reduction<T>{});
 
+/// Largest eigenvalue of D^-1 A with D block diagonal (the point-block
+/// smoothers' D; `inverse` holds D^-1, on A's executor), for symmetric
+/// positive definite A and D, by `steps` Lanczos steps. Why this form: with
+/// blocks there is no cheap D^-1/2 to make D^-1 A symmetric, but D^-1 A is
+/// self-adjoint in the D inner product <u, v>_D = u^T D v, so Lanczos runs
+/// in that inner product, carrying y = D v beside each Lanczos vector v (as
+/// preconditioned CG carries the residual beside the preconditioned one):
+/// alpha = v^T A v, D w = A v - alpha y_j - beta y_j-1, ||w||_D^2 =
+/// (D^-1 D w)^T (D w). D itself is never needed. Throws invalid_argument
+/// when D^-1 turns out not positive definite (use Arnoldi then).
+template <class T>
+double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse, int steps,
+                              const Reduction<T>& reduction = Reduction<T>{});
+
+/// Spectral radius of D^-1 A with D block diagonal (`inverse` holds D^-1),
+/// for general A, by at most `steps` (<= 10) Arnoldi steps.
+template <class T>
+double arnoldi_spectral_radius(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse,
+                               int steps, const Reduction<T>& reduction = Reduction<T>{});
+
 }  // namespace strata

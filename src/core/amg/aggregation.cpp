@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/amg/aggregation_internal.hpp"
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/random.hpp"
@@ -24,11 +25,7 @@ namespace agg = kernels::aggregation;
 
 using detail::StageTimer;
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
+using detail::number;
 
 void validate(const AggregationParams& p) {
   if (p.dimension < 1 || p.dimension > 3) {
@@ -153,10 +150,11 @@ Aggregates aggregate(const StrengthGraph<T>& S, std::uint64_t seed, int level) {
 
 // -------------------------------------------------------- 3. interpolation
 
+namespace detail {
+
 template <class T>
-PiecewiseConstantInterpolation<T> piecewise_constant_interpolation(const Aggregates& aggregates,
-                                                                   const Array<T>& near_null_space,
-                                                                   int columns) {
+OrthonormalizedAggregates<T> orthonormalize(const Aggregates& aggregates,
+                                            const Array<T>& near_null_space, int columns) {
   const Executor& exec = aggregates.aggregate.executor();
   const size_type n = aggregates.aggregate.size();
   const size_type count = aggregates.count();
@@ -170,8 +168,6 @@ PiecewiseConstantInterpolation<T> piecewise_constant_interpolation(const Aggrega
   }
   const size_type coarse = count * columns;
   checked_index(coarse, "piecewise_constant_interpolation: aggregates x columns");
-  PiecewiseConstantInterpolation<T> result;
-  result.columns = columns;
   Array<offset_type> row_ptr(exec, n + 1);
   const size_type nnz = exec.visit([&](const auto& e) {
     return agg::interpolation_pattern(e, n, aggregates.aggregate.data(), columns, row_ptr.data());
@@ -182,32 +178,52 @@ PiecewiseConstantInterpolation<T> piecewise_constant_interpolation(const Aggrega
     agg::interpolation_fill(e, n, aggregates.aggregate.data(), columns, near_null_space.data(),
                             row_ptr.data(), col_idx.data(), values.data());
   });
-  CsrMatrix<T> P(n, coarse, std::move(row_ptr), std::move(col_idx), std::move(values));
+  OrthonormalizedAggregates<T> result{
+      CsrMatrix<T>(n, coarse, std::move(row_ptr), std::move(col_idx), std::move(values)),
+      CsrMatrix<T>(), Array<T>(exec, coarse * columns), Array<index_type>(exec, coarse), 0};
   // Algorithm 3: R = P^T lists each aggregate's points; normalise (QR) there.
-  CsrMatrix<T> R = transpose(P);
-  Array<T> coarse_B(exec, coarse * columns);
-  Array<index_type> keep(exec, coarse);
+  result.R = transpose(result.P);
+  CsrMatrix<T>& P = result.P;
+  CsrMatrix<T>& R = result.R;
   result.dropped = exec.visit([&](const auto& e) {
     return agg::orthonormalize_aggregates(e, count, columns, R.row_ptr().data(), R.col_idx().data(),
                                           R.values().data(), P.row_ptr().data(), P.values().data(),
-                                          coarse_B.data(), keep.data(), T(drop_tolerance));
+                                          result.coarse_B.data(), result.keep.data(),
+                                          T(drop_tolerance));
   });
+  return result;
+}
+
+}  // namespace detail
+
+template <class T>
+PiecewiseConstantInterpolation<T> piecewise_constant_interpolation(const Aggregates& aggregates,
+                                                                   const Array<T>& near_null_space,
+                                                                   int columns) {
+  detail::OrthonormalizedAggregates<T> q =
+      detail::orthonormalize(aggregates, near_null_space, columns);
+  const Executor& exec = aggregates.aggregate.executor();
+  const size_type n = aggregates.aggregate.size();
+  const size_type coarse = q.P.cols();
+  PiecewiseConstantInterpolation<T> result;
+  result.columns = columns;
+  result.dropped = q.dropped;
   if (result.dropped > 0) {
     // B is rank-deficient on some aggregates: renumber the kept columns.
     Array<index_type> new_index(exec, coarse);
-    const size_type kept_cols = exclusive_scan(keep, new_index);
+    const size_type kept_cols = exclusive_scan(q.keep, new_index);
     Array<T> kept_B(exec, kept_cols * columns);
-    P = exec.visit([&](const auto& e) {
-      return agg::drop_columns(e, n, coarse, kept_cols, P.row_ptr().data(), P.col_idx().data(),
-                               P.values().data(), keep.data(), new_index.data(), columns,
-                               coarse_B.data(), kept_B.data());
+    q.P = exec.visit([&](const auto& e) {
+      return agg::drop_columns(e, n, coarse, kept_cols, q.P.row_ptr().data(), q.P.col_idx().data(),
+                               q.P.values().data(), q.keep.data(), new_index.data(), columns,
+                               q.coarse_B.data(), kept_B.data());
     });
-    coarse_B = std::move(kept_B);
-    R = transpose(P);
+    q.coarse_B = std::move(kept_B);
+    q.R = transpose(q.P);
   }
-  result.P = std::move(P);
-  result.R = std::move(R);
-  result.coarse_near_null_space = std::move(coarse_B);
+  result.P = std::move(q.P);
+  result.R = std::move(q.R);
+  result.coarse_near_null_space = std::move(q.coarse_B);
   return result;
 }
 
@@ -418,6 +434,8 @@ template Aggregates aggregate<double>(const StrengthGraph<double>&, std::uint64_
 template PiecewiseConstantInterpolation<double> piecewise_constant_interpolation<double>(
     const Aggregates&, const Array<double>&, int);
 template class SortReduceCoarseProduct<double>;
+template detail::OrthonormalizedAggregates<double> detail::orthonormalize<double>(
+    const Aggregates&, const Array<double>&, int);
 template std::unique_ptr<Coarsening<double>> make_aggregation_coarsening<double>(
     const AggregationParams&, std::vector<Vector<double>>);
 

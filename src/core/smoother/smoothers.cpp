@@ -1,6 +1,8 @@
 // Jacobi, l1-Jacobi and Chebyshev smoothers, on the level-operator contract:
 // they need A's products, its diagonal scalings and (Jacobi) its fused
-// sweep, whatever kind of level A is.
+// sweep, whatever kind of level A is. On a level with square diagonal
+// blocks they precondition by the inverted blocks instead (point-block
+// smoothing), unless the parameters' point_block is false.
 
 #include <cmath>
 #include <string>
@@ -8,6 +10,7 @@
 #include "core/smoother/ilu_smoother.hpp"
 #include "core/smoother/gauss_seidel.hpp"
 #include "core/solver/diagonal.hpp"
+#include "kernels/matrix/block_diagonal_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
@@ -84,6 +87,63 @@ class DiagonalSmoother final : public Smoother<T> {
   std::string name_;
 };
 
+/// Point-block Jacobi and block l1-Jacobi: x <- x + omega D^-1 (b - A x)
+/// with D^-1 the inverted diagonal blocks of a block level.
+template <class T>
+class BlockJacobiSmoother final : public Smoother<T> {
+ public:
+  BlockJacobiSmoother(std::shared_ptr<const LevelOperator<T>> A, double omega,
+                      BlockDiagonal<T> inverse, std::string name)
+      : A_(std::move(A)),
+        inverse_(std::move(inverse)),
+        omega_(T(omega)),
+        t_(A_->executor(), A_->rows()),
+        name_(std::move(name)) {
+    require(omega > 0 && std::isfinite(omega),
+            name_ + ": omega must be positive, got " + std::to_string(omega));
+    name_ += "(omega=" + std::to_string(omega) + ", " + std::to_string(inverse_.block_size()) +
+             "x" + std::to_string(inverse_.block_size()) + " blocks)";
+  }
+  size_type rows() const override { return A_->rows(); }
+  size_type cols() const override { return A_->cols(); }
+  const Executor& executor() const override { return A_->executor(); }
+  std::string describe() const override { return name_; }
+
+  void apply(const Vector<T>& b, Vector<T>& x) const override {
+    check_operands(*A_, b, x, name_.c_str());
+    inverse_.apply(omega_, b, T{0}, x);
+  }
+
+  void smooth(const Vector<T>& b, Vector<T>& x, int sweeps) const override {
+    check_operands(*A_, b, x, name_.c_str());
+    for (int s = 0; s < sweeps; ++s) {
+      A_->residual(b, x, t_);
+      inverse_.apply(omega_, t_, T{1}, x);
+    }
+  }
+
+  void sweep_from(const Vector<T>& b, const Vector<T>& x0, Vector<T>& x) const override {
+    check_operands(*A_, b, x, name_.c_str());
+    check_operands(*A_, b, x0, name_.c_str());
+    require(x0.data() != x.data() || x.size() == 0,
+            name_ + ": sweep_from needs x0 and x in separate storage");
+    A_->block_jacobi_sweep(inverse_, omega_, b, x0, x);
+  }
+
+ private:
+  std::shared_ptr<const LevelOperator<T>> A_;
+  BlockDiagonal<T> inverse_;
+  T omega_;
+  mutable Vector<T> t_;  // b - A x, scratch
+  std::string name_;
+};
+
+/// Whether a smoother with `point_block` set uses A's diagonal blocks.
+template <class T>
+bool uses_blocks(const LevelOperator<T>& A, bool point_block) {
+  return point_block && A.diagonal_block_size() > 0;
+}
+
 /// Chebyshev smoothing in D^-1 A, first or fourth kind (see ChebyshevParams).
 /// Both run the same two fused kernels with different coefficients:
 ///   r = D^-1 (b - A x), p = c_0 r, x += p;
@@ -95,7 +155,7 @@ class ChebyshevSmoother final : public Smoother<T> {
                     const Reduction<T>& reduction)
       : A_(std::move(A)),
         params_(p),
-        d_(detail::checked_diagonal_scaling(*A_, DiagonalScaling::inverse_diagonal, "chebyshev")),
+        blocks_(uses_blocks(*A_, p.point_block)),
         r_(A_->executor(), A_->rows()),
         p_(A_->executor(), A_->rows()),
         t_(A_->executor(), A_->rows()) {
@@ -107,8 +167,17 @@ class ChebyshevSmoother final : public Smoother<T> {
               "chebyshev: lower_fraction must lie in (0, upper_fraction), got " +
                   std::to_string(p.lower_fraction));
     }
-    rho_ = p.symmetric ? lanczos_max_eigenvalue(*A_, p.estimation_steps, reduction)
-                       : arnoldi_spectral_radius(*A_, std::min(p.estimation_steps, 10), reduction);
+    if (blocks_) {
+      inverse_ = A_->block_diagonal(BlockDiagonalKind::plain);
+      rho_ = p.symmetric ? lanczos_max_eigenvalue(*A_, inverse_, p.estimation_steps, reduction)
+                         : arnoldi_spectral_radius(*A_, inverse_, std::min(p.estimation_steps, 10),
+                                                   reduction);
+    } else {
+      d_ = detail::checked_diagonal_scaling(*A_, DiagonalScaling::inverse_diagonal, "chebyshev");
+      rho_ = p.symmetric
+                 ? lanczos_max_eigenvalue(*A_, p.estimation_steps, reduction)
+                 : arnoldi_spectral_radius(*A_, std::min(p.estimation_steps, 10), reduction);
+    }
     require(rho_ > 0 && std::isfinite(rho_),
             "chebyshev: the estimated largest eigenvalue of D^-1 A is " + std::to_string(rho_) +
                 "; expected a positive number");
@@ -117,9 +186,13 @@ class ChebyshevSmoother final : public Smoother<T> {
   size_type cols() const override { return A_->cols(); }
   const Executor& executor() const override { return A_->executor(); }
   std::string describe() const override {
-    return std::string("chebyshev(") +
+    const std::string blocks = blocks_ ? ", " + std::to_string(inverse_.block_size()) + "x" +
+                                             std::to_string(inverse_.block_size()) + " blocks"
+                                       : "";
+    return std::string(blocks_ ? "block chebyshev(" : "chebyshev(") +
            (params_.kind == ChebyshevParams::Kind::fourth ? "fourth kind" : "first kind") +
-           ", degree=" + std::to_string(params_.degree) + ", rho=" + std::to_string(rho_) + ")";
+           ", degree=" + std::to_string(params_.degree) + ", rho=" + std::to_string(rho_) + blocks +
+           ")";
   }
   /// The estimated largest eigenvalue of D^-1 A (before upper_fraction).
   double rho() const noexcept { return rho_; }
@@ -147,9 +220,15 @@ class ChebyshevSmoother final : public Smoother<T> {
     const double c0 = fourth ? 4.0 / (3.0 * upper) : 1.0 / theta;
     if (!zero_guess) A_->apply(x, t_);
     executor().visit([&](const auto& e) {
-      kernels::smoother::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
-                                         zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
-                                         x.data());
+      if (blocks_) {
+        kernels::block_diagonal::chebyshev_start(
+            e, inverse_.block_rows(), inverse_.block_size(), inverse_.values().data(), T(c0),
+            b.data(), zero_guess ? nullptr : t_.data(), r_.data(), p_.data(), x.data());
+      } else {
+        kernels::smoother::chebyshev_start(e, n, T(c0), d_.data(), b.data(),
+                                           zero_guess ? nullptr : t_.data(), r_.data(), p_.data(),
+                                           x.data());
+      }
     });
     for (int k = 1; k < params_.degree; ++k) {
       double c_keep, c_new;
@@ -164,15 +243,23 @@ class ChebyshevSmoother final : public Smoother<T> {
       }
       A_->apply(p_, t_);
       executor().visit([&](const auto& e) {
-        kernels::smoother::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(),
-                                          r_.data(), p_.data(), x.data());
+        if (blocks_) {
+          kernels::block_diagonal::chebyshev_step(e, inverse_.block_rows(), inverse_.block_size(),
+                                                  inverse_.values().data(), T(c_keep), T(c_new),
+                                                  t_.data(), r_.data(), p_.data(), x.data());
+        } else {
+          kernels::smoother::chebyshev_step(e, n, T(c_keep), T(c_new), d_.data(), t_.data(),
+                                            r_.data(), p_.data(), x.data());
+        }
       });
     }
   }
 
   std::shared_ptr<const LevelOperator<T>> A_;
   ChebyshevParams params_;
+  bool blocks_;  // D is A's block diagonal (inverse_), else scalar (d_)
   Vector<T> d_;
+  BlockDiagonal<T> inverse_;
   double rho_ = 0;
   mutable Vector<T> r_, p_, t_;  // scratch: preconditioned residual, direction, A p
 };
@@ -216,6 +303,7 @@ std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T
     const std::shared_ptr<const LevelOperator<T>>& A;
     const Reduction<T>& reduction;
     std::unique_ptr<Smoother<T>> operator()(const JacobiParams& p) const {
+      if (uses_blocks(*A, p.point_block)) return block_jacobi(p);
       if (!p.estimate_omega) {
         return std::make_unique<DiagonalSmoother<T>>(A, p.omega, DiagonalScaling::inverse_diagonal,
                                                      "jacobi");
@@ -236,8 +324,31 @@ std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T
                                                    "jacobi");
     }
     std::unique_ptr<Smoother<T>> operator()(const L1JacobiParams& p) const {
+      if (uses_blocks(*A, p.point_block)) {
+        return std::make_unique<BlockJacobiSmoother<T>>(
+            A, p.omega, A->block_diagonal(BlockDiagonalKind::l1), "block l1jacobi");
+      }
       return std::make_unique<DiagonalSmoother<T>>(A, p.omega, DiagonalScaling::inverse_l1_norm,
                                                    "l1jacobi");
+    }
+    /// Point-block Jacobi, with the weight estimated as for the scalar one
+    /// but from the block D^-1 A.
+    std::unique_ptr<Smoother<T>> block_jacobi(const JacobiParams& p) const {
+      BlockDiagonal<T> inverse = A->block_diagonal(BlockDiagonalKind::plain);
+      double omega = p.omega;
+      if (p.estimate_omega) {
+        require(p.estimation_steps >= 1 && p.estimation_steps <= 10,
+                "block jacobi: estimation_steps must be in [1, 10], got " +
+                    std::to_string(p.estimation_steps));
+        require(p.omega > 0 && std::isfinite(p.omega),
+                "block jacobi: omega must be positive, got " + std::to_string(p.omega));
+        const double rho = arnoldi_spectral_radius(*A, inverse, p.estimation_steps, reduction);
+        require(rho > 0 && std::isfinite(rho),
+                "block jacobi: the estimated spectral radius of D^-1 A is " + std::to_string(rho) +
+                    "; expected a positive number");
+        omega = p.omega * 4.0 / (3.0 * rho);
+      }
+      return std::make_unique<BlockJacobiSmoother<T>>(A, omega, std::move(inverse), "block jacobi");
     }
     std::unique_ptr<Smoother<T>> operator()(const ChebyshevParams& p) const {
       return std::make_unique<ChebyshevSmoother<T>>(A, p, reduction);

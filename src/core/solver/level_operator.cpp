@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/amg/coarse_solve_kernels.hpp"
+#include "kernels/matrix/bsr_kernels.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
 #include "strata/matrix/galerkin.hpp"
@@ -167,6 +168,15 @@ size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d)
   });
 }
 
+/// A fused sweep's vectors live where A does (checked once, here).
+template <class T>
+void check_sweep_locations(const Executor& exec, const Vector<T>& b, const Vector<T>& x0,
+                           const Vector<T>& x) {
+  check_location(exec, b.executor(), "b", "A");
+  check_location(exec, x0.executor(), "x0", "A");
+  check_location(exec, x.executor(), "x", "A");
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------- CSR
@@ -198,9 +208,7 @@ void CsrOperator<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const 
   const CsrMatrix<T>& A = *A_;
   const Executor& exec = A.executor();
   check_location(exec, d.executor(), "d", "A");
-  check_location(exec, b.executor(), "b", "A");
-  check_location(exec, x0.executor(), "x0", "A");
-  check_location(exec, x.executor(), "x", "A");
+  check_sweep_locations(exec, b, x0, x);
   if (A.rows() != A.cols() || d.size() != A.rows() || b.size() != A.rows() ||
       x0.size() != A.rows() || x.size() != A.rows()) {
     throw dimension_mismatch(
@@ -272,6 +280,50 @@ size_type BsrOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
       "BsrOperator::scaling: the diagonal needs square blocks, this operator is " + this->kind());
   // The scalar form holds the same rows in the same order (blocks expanded).
   return csr_scaling(to_csr(*A_), kind, d);
+}
+
+template <class T>
+int BsrOperator<T>::diagonal_block_size() const {
+  const bool square =
+      A_->row_block_size() == A_->col_block_size() && A_->block_rows() == A_->block_cols();
+  return square ? A_->row_block_size() : 0;
+}
+
+template <class T>
+BlockDiagonal<T> BsrOperator<T>::block_diagonal(BlockDiagonalKind kind) const {
+  return BlockDiagonal<T>::inverse(*A_, kind);
+}
+
+template <class T>
+void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega,
+                                        const Vector<T>& b, const Vector<T>& x0,
+                                        Vector<T>& x) const {
+  const BsrMatrix<T>& A = *A_;
+  const Executor& exec = A.executor();
+  check_location(exec, inverse.executor(), "inverse", "A");
+  check_sweep_locations(exec, b, x0, x);
+  const int bs = diagonal_block_size();
+  if (bs == 0 || inverse.block_size() != bs || inverse.block_rows() != A.block_rows() ||
+      b.size() != A.rows() || x0.size() != A.rows() || x.size() != A.rows()) {
+    throw dimension_mismatch(
+        "block_jacobi_sweep: A is " + kind() + " with " + std::to_string(A.block_rows()) + " x " +
+        std::to_string(A.block_cols()) + " blocks, the inverse has " +
+        std::to_string(inverse.block_rows()) + " blocks of " +
+        std::to_string(inverse.block_size()) + "x" + std::to_string(inverse.block_size()) +
+        ", b, x0 and x have " + std::to_string(b.size()) + ", " + std::to_string(x0.size()) +
+        " and " + std::to_string(x.size()) + " entries");
+  }
+  require(x0.data() != x.data() || x.size() == 0,
+          "block_jacobi_sweep: x0 and x must be in separate storage");
+  if (!kernels::bsr::has_fast_path(bs, bs)) {
+    LevelOperator<T>::block_jacobi_sweep(inverse, omega, b, x0, x);
+    return;
+  }
+  exec.visit([&](const auto& e) {
+    kernels::bsr::jacobi_sweep(
+        e, A.block_rows(), A.num_blocks(), bs, A.row_ptr().data(), A.col_idx().data(),
+        A.values().data(), inverse.values().data(), omega, b.data(), x0.data(), x.data());
+  });
 }
 
 template <class T>

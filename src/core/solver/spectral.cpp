@@ -72,8 +72,9 @@ double hessenberg_spectral_radius(const std::vector<std::vector<double>>& H, int
 /// Where the basis is numerically dependent (a tiny Cholesky pivot) the
 /// Krylov space is cut there, as Arnoldi stops at an invariant subspace.
 /// Returns -1 when not even one column survives (the caller falls back).
-template <class T>
-double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Vector<T>& d, int m,
+/// `next(v, out)` computes out = D^-1 A v (the scalar or the block D).
+template <class T, class Next>
+double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Next& next, int m,
                                  const Reduction<T>& reduction) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
@@ -81,8 +82,7 @@ double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Vector<T>& d, 
   K.push_back(start_vector(exec, n));
   for (int j = 1; j <= m; ++j) {
     K.emplace_back(exec, n);
-    A.apply(K[j - 1], K[j]);
-    pointwise_multiply(d, K[j], K[j]);
+    next(K[j - 1], K[j]);
   }
   const int size = m + 1;
   std::vector<const T*> pointers;
@@ -156,6 +156,88 @@ double project(const Executor& exec, const Reduction<T>& reduction, size_type n,
   return reduction.global(local);
 }
 
+/// Arnoldi for the spectral radius of D^-1 A, `next(v, out)` computing
+/// out = D^-1 A v; m = min(steps, n) >= 1 steps.
+template <class T, class Next>
+double arnoldi_radius(const LevelOperator<T>& A, const Next& next, int m,
+                      const Reduction<T>& reduction) {
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  if (m < kernels::solver::max_gram) {
+    const double rho = gram_ritz_spectral_radius(A, next, m, reduction);
+    if (rho >= 0) return rho;
+  }
+  // Classical Gram-Schmidt: the projections on the whole basis in one pass
+  // (one synchronisation) and the update with the new norm in a second,
+  // instead of a dot and an axpy per basis vector; projected again only
+  // when the first pass cancelled w almost entirely (orthogonality would
+  // suffer; an estimate of the spectral radius needs no more).
+  std::vector<Vector<T>> V;
+  V.push_back(start_vector(exec, n));
+  scale(1.0 / reduction.norm2(V[0]), V[0]);
+  std::vector<const T*> basis{V[0].data()};
+  std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
+  Vector<T> w(exec, n);
+  std::vector<T> h(kernels::solver::max_block + 1), h2(kernels::solver::max_block + 1);
+  int k = 0;
+  for (; k < m; ++k) {
+    next(V[k], w);
+    const int size = k + 1;
+    double norm_squared = project(exec, reduction, n, size, basis, w, h);
+    for (int i = 0; i < size; ++i) H[i][k] = h[i];
+    if (norm_squared < 1e-6 * h[size]) {  // lost more than 99.9% of ||w||: again
+      norm_squared = project(exec, reduction, n, size, basis, w, h2);
+      for (int i = 0; i < size; ++i) H[i][k] += h2[i];
+    }
+    H[k + 1][k] = std::sqrt(norm_squared);
+    if (!std::isfinite(H[k + 1][k])) {
+      throw invalid_argument("arnoldi_spectral_radius: the matrix produced NaN or Inf");
+    }
+    if (H[k + 1][k] <= 1e-14 || k + 1 == m) {
+      ++k;
+      break;
+    }
+    Vector<T> next(exec, n);
+    axpby(T(1.0 / H[k + 1][k]), w, T{0}, next);
+    V.push_back(std::move(next));
+    basis.push_back(V.back().data());
+  }
+  return hessenberg_spectral_radius(H, k);
+}
+
+template <class T>
+void check_block_inverse(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse,
+                         const char* who) {
+  check_location(A.executor(), inverse.executor(), "inverse", who);
+  if (A.rows() != A.cols() || inverse.rows() != A.rows()) {
+    throw dimension_mismatch(std::string(who) + ": A is " + std::to_string(A.rows()) + " x " +
+                             std::to_string(A.cols()) + ", the inverted diagonal blocks have " +
+                             std::to_string(inverse.rows()) + " rows");
+  }
+}
+
+/// The largest eigenvalue of the symmetric tridiagonal (alpha, beta), by
+/// bisection inside its Gershgorin interval.
+double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha,
+                                      const std::vector<double>& beta) {
+  double lo = 0, hi = 0;
+  for (std::size_t i = 0; i < alpha.size(); ++i) {
+    const double r =
+        (i > 0 ? std::abs(beta[i - 1]) : 0.0) + (i < beta.size() ? std::abs(beta[i]) : 0.0);
+    lo = std::min(lo, alpha[i] - r);
+    hi = std::max(hi, alpha[i] + r);
+  }
+  const int k = static_cast<int>(alpha.size());
+  for (int it = 0; it < 200 && hi - lo > 1e-14 * std::max(1.0, std::abs(hi)); ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (eigenvalues_below(alpha, beta, mid) < k)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
 }  // namespace
 
 template <class T>
@@ -190,24 +272,55 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, int steps, const Reduct
     std::swap(v_old, v);  // v_old <- v, v <- w / b
     axpby(1.0 / b, w, 0.0, v);
   }
-  // Largest eigenvalue of the tridiagonal matrix by bisection inside the
-  // Gershgorin interval.
-  double lo = 0, hi = 0;
-  for (std::size_t i = 0; i < alpha.size(); ++i) {
-    const double r =
-        (i > 0 ? std::abs(beta[i - 1]) : 0.0) + (i < beta.size() ? std::abs(beta[i]) : 0.0);
-    lo = std::min(lo, alpha[i] - r);
-    hi = std::max(hi, alpha[i] + r);
+  return largest_tridiagonal_eigenvalue(alpha, beta);
+}
+
+template <class T>
+double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse, int steps,
+                              const Reduction<T>& reduction) {
+  require(steps >= 1, "lanczos_max_eigenvalue: steps must be >= 1, got " + std::to_string(steps));
+  check_block_inverse(A, inverse, "lanczos_max_eigenvalue");
+  const Executor& exec = A.executor();
+  const size_type n = A.rows();
+  if (n == 0) return 0.0;
+  const auto not_spd = [] {
+    return invalid_argument(
+        "lanczos_max_eigenvalue: the inverted diagonal blocks are not positive definite (Lanczos "
+        "in the D inner product needs SPD blocks; use arnoldi_spectral_radius)");
+  };
+  // y_j = D v_j beside the D-orthonormal Lanczos vector v_j (see the
+  // header): ys[j % 2] holds y_j, ys[(j + 1) % 2] y_j-1 and then y_j+1.
+  Vector<T> ys[2] = {start_vector(exec, n), Vector<T>(exec, n, 0.0)};
+  Vector<T> v(exec, n), w(exec, n);
+  inverse.apply(ys[0], v);
+  const double norm2 = reduction.dot(ys[0], v);
+  if (!(norm2 > 0)) throw not_spd();
+  scale(1.0 / std::sqrt(norm2), ys[0]);
+  scale(1.0 / std::sqrt(norm2), v);
+  std::vector<double> alpha, beta;
+  double beta_prev = 0.0;
+  for (int j = 0; j < steps && j < n; ++j) {
+    Vector<T>& y = ys[j % 2];
+    Vector<T>& y_other = ys[(j + 1) % 2];
+    A.apply(v, w);  // w = D (D^-1 A v), in the "residual" space
+    const double a = reduction.dot(w, v);
+    axpy(-a, y, w);
+    if (j > 0) axpy(-beta_prev, y_other, w);
+    alpha.push_back(a);
+    inverse.apply(w, v);  // v = D^-1 (D w) = w, the next direction before scaling
+    const double b2 = reduction.dot(w, v);
+    if (!std::isfinite(a) || !std::isfinite(b2)) {
+      throw invalid_argument("lanczos_max_eigenvalue: the matrix produced NaN or Inf");
+    }
+    if (b2 < 0) throw not_spd();
+    const double b = std::sqrt(b2);
+    if (b <= 1e-14 * std::abs(a) || j + 1 == steps) break;  // invariant subspace found
+    beta.push_back(b);
+    beta_prev = b;
+    axpby(1.0 / b, w, 0.0, y_other);  // y_j+1 takes y_j-1's place
+    scale(1.0 / b, v);
   }
-  const int k = static_cast<int>(alpha.size());
-  for (int it = 0; it < 200 && hi - lo > 1e-14 * std::max(1.0, std::abs(hi)); ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (eigenvalues_below(alpha, beta, mid) < k)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return hi;
+  return largest_tridiagonal_eigenvalue(alpha, beta);
 }
 
 template <class T>
@@ -236,48 +349,27 @@ double arnoldi_spectral_radius(const LevelOperator<T>& A, const Vector<T>& d, in
                              " rows");
   }
   if (n == 0) return 0.0;
-  const int m = static_cast<int>(std::min<size_type>(steps, n));
-  if (m < kernels::solver::max_gram) {
-    const double rho = gram_ritz_spectral_radius(A, d, m, reduction);
-    if (rho >= 0) return rho;
-  }
-  // Classical Gram-Schmidt: the projections on the whole basis in one pass
-  // (one synchronisation) and the update with the new norm in a second,
-  // instead of a dot and an axpy per basis vector; projected again only
-  // when the first pass cancelled w almost entirely (orthogonality would
-  // suffer; an estimate of the spectral radius needs no more).
-  std::vector<Vector<T>> V;
-  V.push_back(start_vector(exec, n));
-  scale(1.0 / reduction.norm2(V[0]), V[0]);
-  std::vector<const T*> basis{V[0].data()};
-  std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
-  Vector<T> w(exec, n);
-  std::vector<T> h(kernels::solver::max_block + 1), h2(kernels::solver::max_block + 1);
-  int k = 0;
-  for (; k < m; ++k) {
-    A.apply(V[k], w);
-    pointwise_multiply(d, w, w);
-    const int size = k + 1;
-    double norm_squared = project(exec, reduction, n, size, basis, w, h);
-    for (int i = 0; i < size; ++i) H[i][k] = h[i];
-    if (norm_squared < 1e-6 * h[size]) {  // lost more than 99.9% of ||w||: again
-      norm_squared = project(exec, reduction, n, size, basis, w, h2);
-      for (int i = 0; i < size; ++i) H[i][k] += h2[i];
-    }
-    H[k + 1][k] = std::sqrt(norm_squared);
-    if (!std::isfinite(H[k + 1][k])) {
-      throw invalid_argument("arnoldi_spectral_radius: the matrix produced NaN or Inf");
-    }
-    if (H[k + 1][k] <= 1e-14 || k + 1 == m) {
-      ++k;
-      break;
-    }
-    Vector<T> next(exec, n);
-    axpby(T(1.0 / H[k + 1][k]), w, T{0}, next);
-    V.push_back(std::move(next));
-    basis.push_back(V.back().data());
-  }
-  return hessenberg_spectral_radius(H, k);
+  const auto next = [&](const Vector<T>& v, Vector<T>& out) {
+    A.apply(v, out);
+    pointwise_multiply(d, out, out);
+  };
+  return arnoldi_radius(A, next, static_cast<int>(std::min<size_type>(steps, n)), reduction);
+}
+
+template <class T>
+double arnoldi_spectral_radius(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse,
+                               int steps, const Reduction<T>& reduction) {
+  require(steps >= 1 && steps <= 10,
+          "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
+  check_block_inverse(A, inverse, "arnoldi_spectral_radius");
+  const size_type n = A.rows();
+  if (n == 0) return 0.0;
+  Vector<T> t(A.executor(), n);
+  const auto next = [&](const Vector<T>& v, Vector<T>& out) {
+    A.apply(v, t);
+    inverse.apply(t, out);
+  };
+  return arnoldi_radius(A, next, static_cast<int>(std::min<size_type>(steps, n)), reduction);
 }
 
 template double lanczos_max_eigenvalue<double>(const LevelOperator<double>&, int,
@@ -286,5 +378,11 @@ template double arnoldi_spectral_radius<double>(const LevelOperator<double>&, in
                                                 const Reduction<double>&);
 template double arnoldi_spectral_radius<double>(const LevelOperator<double>&, const Vector<double>&,
                                                 int, const Reduction<double>&);
+template double lanczos_max_eigenvalue<double>(const LevelOperator<double>&,
+                                               const BlockDiagonal<double>&, int,
+                                               const Reduction<double>&);
+template double arnoldi_spectral_radius<double>(const LevelOperator<double>&,
+                                                const BlockDiagonal<double>&, int,
+                                                const Reduction<double>&);
 
 }  // namespace strata

@@ -10,43 +10,16 @@
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/hd.hpp"
 #include "kernels/base/random.hpp"
+#include "kernels/base/rounding.hpp"
 
 namespace strata::kernels::aggregation {
 
 namespace detail {
 
-// Separately rounded products and sums: nvcc would otherwise fuse a * b + c
-// into one rounding on the device and the host would not, and the coarse
-// matrices (hence the next level's strength and aggregates) would differ in
-// the last bit between the backends.
-STRATA_HD inline double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-STRATA_HD inline double add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-STRATA_HD inline float mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-STRATA_HD inline float add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+// Separately rounded products and sums (kernels/base/rounding.hpp): host
+// and device coarse matrices agree bit for bit.
+using kernels::add;
+using kernels::mul;
 
 /// First p in [0, n) with sorted[p] >= key (n when none).
 template <class S, class K>

@@ -34,6 +34,26 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
           const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
           const T* x, T beta, T* y);
 
+/// One point-block Jacobi sweep, the SpMV with an epilogue, for square b x b
+/// blocks with a fast path (b = 1, 2, 3, 4, 6): x = x0 + omega D^-1 (rhs -
+/// A x0), D^-1 the inverted diagonal blocks (kernels/matrix/
+/// block_diagonal_kernels.hpp layout: b*b row-major values per block row).
+/// The b residuals of block row I are summed in the order of spmv (so the
+/// host's equal rhs - spmv to the bit), then the inverse is applied to them
+/// (j = 0..b-1 in order). x, x0 and rhs distinct. The shared body takes a
+/// thread per block row.
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, size_type block_rows, size_type num_blocks, int b,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* inverse, T omega, const T* rhs, const T* x0, T* x);
+/// The same on the GPU with the lanes of spmv's tuned kernel (a group of
+/// lanes per block row summing block-row slices), its epilogue sharing the
+/// b residuals of the group by shuffles (backend/cuda/matrix/bsr_kernels.cu).
+template <class T>
+void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* inverse, T omega, const T* rhs, const T* x0, T* x);
+
 /// Returns I * 8 + code (kernels::csr::CsrDefect) of the first defective
 /// block row I, or -1 when the matrix is well formed: row_ptr in [0,
 /// num_blocks] and non-decreasing, block columns in [0, block_cols) without

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/base/hd.hpp"
@@ -52,7 +53,48 @@ void spmv_generic(const Exec& exec, size_type block_rows, int r, int c, const of
   });
 }
 
+/// The shared body of jacobi_sweep for a compiled block size B.
+template <int B, class Exec, class T>
+void jacobi_sweep_fixed(const Exec& exec, size_type block_rows, const offset_type* row_ptr,
+                        const index_type* col_idx, const T* values, const T* inverse, T omega,
+                        const T* rhs, const T* x0, T* x) {
+  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
+    T sum[B] = {};
+    for (offset_type k = row_ptr[I]; k < row_ptr[I + 1]; ++k) {
+      const T* v = values + k * (B * B);
+      const T* xs = x0 + static_cast<size_type>(col_idx[k]) * B;
+      for (int a = 0; a < B; ++a) {
+        for (int j = 0; j < B; ++j) sum[a] += v[a * B + j] * xs[j];
+      }
+    }
+    T r[B];
+    for (int a = 0; a < B; ++a) r[a] = rhs[I * B + a] - sum[a];
+    const T* inv = inverse + I * (B * B);
+    for (int a = 0; a < B; ++a) {
+      T s{0};
+      for (int j = 0; j < B; ++j) s += inv[a * B + j] * r[j];
+      x[I * B + a] = x0[I * B + a] + omega * s;
+    }
+  });
+}
+
 }  // namespace detail
+
+template <class Exec, class T>
+void jacobi_sweep(const Exec& exec, size_type block_rows, size_type /*num_blocks*/, int b,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* inverse, T omega, const T* rhs, const T* x0, T* x) {
+  const auto fixed = [&](auto B) {
+    detail::jacobi_sweep_fixed<decltype(B)::value>(exec, block_rows, row_ptr, col_idx, values,
+                                                   inverse, omega, rhs, x0, x);
+  };
+  using std::integral_constant;
+  if (b == 1) return fixed(integral_constant<int, 1>{});
+  if (b == 2) return fixed(integral_constant<int, 2>{});
+  if (b == 3) return fixed(integral_constant<int, 3>{});
+  if (b == 4) return fixed(integral_constant<int, 4>{});
+  fixed(integral_constant<int, 6>{});  // the last fast path (the caller checked b)
+}
 
 template <class Exec, class T>
 size_type validate(const Exec& exec, size_type block_rows, size_type block_cols,

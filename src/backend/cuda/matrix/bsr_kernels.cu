@@ -1,4 +1,5 @@
-// CUDA BSR kernels: a tuned SpMV for the compiled block sizes, and the
+// CUDA BSR kernels: a tuned SpMV for the compiled block sizes, the fused
+// point-block Jacobi sweep as the same kernel with another epilogue, and the
 // instantiation of the shared bodies (generic SpMV, validate, conversions,
 // transpose).
 //
@@ -39,11 +40,51 @@ constexpr int spmv_block = 256;
 /// Smallest power of two >= m.
 constexpr int ceil_pow2(int m) { return m <= 1 ? 1 : 2 * ceil_pow2((m + 1) / 2); }
 
-template <int R, int C, int G, class T>
+/// y = alpha A x + beta y: the SpMV's epilogue. Lanes 0..R-1 of a group hold
+/// the sums of the R rows of their block row.
+template <class T>
+struct SpmvEpilogue {
+  T alpha, beta;
+  T* y;
+  template <int R, int G>
+  __device__ void finish(size_type I, bool active, int lane, T sum) const {
+    if (active && lane < R) {
+      const size_type i = I * R + lane;
+      y[i] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[i];
+    }
+  }
+};
+
+/// x = x0 + omega D^-1 (rhs - A x0), the point-block Jacobi sweep's epilogue
+/// (R == C): lane a < R forms residual a, the group's R residuals reach
+/// every lane by shuffles (all G lanes take part, as in the reduction), and
+/// lane a applies row a of the inverted block to them, j = 0..R-1 in order.
+template <class T>
+struct BlockJacobiEpilogue {
+  const T* inverse;
+  T omega;
+  const T* rhs;
+  const T* x0;
+  T* x;
+  template <int R, int G>
+  __device__ void finish(size_type I, bool active, int lane, T sum) const {
+    const bool owner = active && lane < R;
+    const T r = owner ? rhs[I * R + lane] - sum : T{0};
+    T s{0};
+#pragma unroll
+    for (int j = 0; j < R; ++j) {
+      const T rj = __shfl_sync(0xffffffffu, r, j, G);
+      if (owner) s += inverse[I * (R * R) + lane * R + j] * rj;
+    }
+    if (owner) x[I * R + lane] = x0[I * R + lane] + omega * s;
+  }
+};
+
+template <int R, int C, int G, class T, class Epilogue>
 __global__ void __launch_bounds__(spmv_block)
     spmv_slices_kernel(size_type block_rows, const offset_type* __restrict__ row_ptr,
                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
-                       T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
+                       const T* __restrict__ x, Epilogue epilogue) {
   constexpr int B = R * C;
   constexpr int M = G / R;  // blocks a group advances per step
   static_assert(G <= 32 && (G & (G - 1)) == 0 && M >= 1, "G: a power of two in [R, 32]");
@@ -83,23 +124,21 @@ __global__ void __launch_bounds__(spmv_block)
     const T other = __shfl_down_sync(0xffffffffu, sum, stride, G);
     if (lane + stride < G) sum += other;
   }
-  if (I < block_rows && lane < R) {
-    const size_type i = I * R + lane;
-    y[i] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[i];
-  }
+  epilogue.template finish<R, G>(I, I < block_rows, lane, sum);
 }
 
-template <int R, int C, int G, class T>
+template <int R, int C, int G, class T, class Epilogue>
 void launch_slices(cudaStream_t stream, size_type block_rows, const offset_type* row_ptr,
-                   const index_type* col_idx, const T* values, T alpha, const T* x, T beta, T* y) {
+                   const index_type* col_idx, const T* values, const T* x,
+                   const Epilogue& epilogue) {
   if constexpr (G >= R) {
     const size_type groups_per_block = spmv_block / G;
     const size_type blocks = (block_rows + groups_per_block - 1) / groups_per_block;
     spmv_slices_kernel<R, C, G, T><<<static_cast<unsigned>(blocks), spmv_block, 0, stream>>>(
-        block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+        block_rows, row_ptr, col_idx, values, x, epilogue);
     STRATA_CUDA_CHECK(cudaGetLastError());
   } else {
-    launch_slices<R, C, 2 * G>(stream, block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    launch_slices<R, C, 2 * G>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
   }
 }
 
@@ -111,23 +150,23 @@ void launch_slices(cudaStream_t stream, size_type block_rows, const offset_type*
 /// too few leave the group's block row a long serial tail. Short block rows
 /// (prolongators: one or two blocks) get groups of 4 or 8, several block
 /// rows per warp.
-template <int R, int C, class T>
+template <int R, int C, class T, class Epilogue>
 void launch_fixed(cudaStream_t stream, size_type block_rows, size_type num_blocks,
-                  const offset_type* row_ptr, const index_type* col_idx, const T* values, T alpha,
-                  const T* x, T beta, T* y) {
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* x, const Epilogue& epilogue) {
   constexpr double slices_per_lane = 6.0;
   const double slices = static_cast<double>(num_blocks) * R / static_cast<double>(block_rows);
   const auto fits = [&](int group) {
     return group >= R && (group / R) * R * slices_per_lane >= slices;
   };
   if (fits(4)) {
-    launch_slices<R, C, 4>(stream, block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    launch_slices<R, C, 4>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
   } else if (fits(8)) {
-    launch_slices<R, C, 8>(stream, block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    launch_slices<R, C, 8>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
   } else if (fits(16)) {
-    launch_slices<R, C, 16>(stream, block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    launch_slices<R, C, 16>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
   } else {
-    launch_slices<R, C, 32>(stream, block_rows, row_ptr, col_idx, values, alpha, x, beta, y);
+    launch_slices<R, C, 32>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
   }
 }
 
@@ -144,9 +183,10 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   }
   cuda_detail::activate(exec);
   cudaStream_t s = cuda_detail::stream_of(exec);
+  const SpmvEpilogue<T> epilogue{alpha, beta, y};
   const auto run = [&](auto R, auto C) {
     launch_fixed<decltype(R)::value, decltype(C)::value>(s, block_rows, num_blocks, row_ptr,
-                                                         col_idx, values, alpha, x, beta, y);
+                                                         col_idx, values, x, epilogue);
   };
   using std::integral_constant;
   using I1 = integral_constant<int, 1>;
@@ -163,6 +203,26 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   if (r == 3 && c == 2) return run(I3{}, I2{});
   if (r == 3 && c == 6) return run(I3{}, I6{});
   run(I6{}, I3{});  // the last fast path: 6x3
+}
+
+template <class T>
+void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* inverse, T omega, const T* rhs, const T* x0, T* x) {
+  if (block_rows == 0) return;
+  cuda_detail::activate(exec);
+  cudaStream_t s = cuda_detail::stream_of(exec);
+  const BlockJacobiEpilogue<T> epilogue{inverse, omega, rhs, x0, x};
+  const auto run = [&](auto B) {
+    constexpr int R = decltype(B)::value;
+    launch_fixed<R, R>(s, block_rows, num_blocks, row_ptr, col_idx, values, x0, epilogue);
+  };
+  using std::integral_constant;
+  if (b == 1) return run(integral_constant<int, 1>{});
+  if (b == 2) return run(integral_constant<int, 2>{});
+  if (b == 3) return run(integral_constant<int, 3>{});
+  if (b == 4) return run(integral_constant<int, 4>{});
+  run(integral_constant<int, 6>{});  // the last fast path (the caller checked b)
 }
 
 }  // namespace strata::kernels::bsr

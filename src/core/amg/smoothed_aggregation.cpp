@@ -1,0 +1,565 @@
+// Blocked smoothed aggregation (strata/amg/smoothed_aggregation.hpp): the
+// stages block strength -> MIS(2) aggregation of the nodes -> tentative
+// prolongator by per-aggregate QR -> prolongator smoothing with the block
+// diagonal -> R = P^T, each checked here and run where A lives by the
+// kernels of kernels/amg/smoothed_aggregation_kernels.hpp and of unsmoothed
+// aggregation (aggregation_kernels.hpp), which it reuses for the graph
+// algorithms and the QR.
+
+#include "strata/amg/smoothed_aggregation.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/amg/aggregation_internal.hpp"
+#include "core/amg/stage_timer.hpp"
+#include "kernels/amg/smoothed_aggregation_kernels.hpp"
+#include "strata/amg/aggregation.hpp"
+#include "strata/matrix/block_diagonal.hpp"
+#include "strata/matrix/transpose.hpp"
+#include "strata/solver/spectral.hpp"
+
+namespace strata::amg {
+
+namespace {
+
+namespace sak = kernels::smoothed_aggregation;
+
+using detail::StageTimer;
+
+using detail::number;
+
+void validate(const SmoothedAggregationParams& p) {
+  if (p.block_size < 0) {
+    throw invalid_argument("SmoothedAggregationParams.block_size must be >= 0 (0: from the "
+                           "operator), got " +
+                           std::to_string(p.block_size));
+  }
+  if (!(p.strength_threshold >= 0 && p.strength_threshold < 1)) {
+    throw invalid_argument("SmoothedAggregationParams.strength_threshold must lie in [0, 1), got " +
+                           number(p.strength_threshold));
+  }
+  if (!(p.prolongator_damping > 0 && p.prolongator_damping < 2)) {
+    throw invalid_argument(
+        "SmoothedAggregationParams.prolongator_damping must lie in (0, 2) (4/3 is the classical "
+        "choice), got " +
+        number(p.prolongator_damping));
+  }
+}
+
+/// Lanczos/Arnoldi steps of the estimate of rho(D^-1 A) (PyAMG takes 15 for
+/// its prolongator smoothing; 10 Arnoldi steps give rho to a few percent,
+/// from below, which keeps omega rho at most about damping * 1.05 < 2).
+constexpr int spectral_steps = 10;
+
+/// D^-1 A with block-diagonal D as an operator, so that the library's
+/// Arnoldi estimate (which sees operators through apply) gives rho(D^-1 A):
+/// it is called with a unit scaling. Only apply() is meaningful.
+template <class T>
+class BlockJacobiOperator final : public LevelOperator<T> {
+ public:
+  BlockJacobiOperator(const BsrMatrix<T>& A, const BlockDiagonal<T>& dinv)
+      : A_(A), dinv_(dinv), Ax_(A.executor(), A.rows()) {}
+  size_type rows() const override { return A_.rows(); }
+  size_type cols() const override { return A_.cols(); }
+  const Executor& executor() const override { return A_.executor(); }
+  std::string describe() const override { return "D^-1 A (block diagonal D)"; }
+  std::string kind() const override { return "D^-1 A"; }
+  size_type nnz() const override { return A_.nnz(); }
+  std::pair<size_type, size_type> row_nnz_range() const override { return {0, 0}; }
+  using LevelOperator<T>::apply;
+  void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
+             Vector<T>& y) const override {
+    spmv(A_, x, Ax_);
+    if (beta != T{0} && &z != &y) copy(z.values(), y.values());
+    dinv_.apply(alpha, Ax_, beta, y);
+  }
+  size_type scaling(DiagonalScaling, Vector<T>&) const override { return unsupported(); }
+  Array<T> to_dense() const override { return unsupported(), Array<T>(); }
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>&,
+                                             const LevelOperator<T>&) const override {
+    return unsupported(), nullptr;
+  }
+  std::shared_ptr<const LevelOperator<T>> clone() const override {
+    return unsupported(), nullptr;
+  }
+
+ private:
+  static size_type unsupported() {
+    throw not_implemented("smoothed aggregation: the D^-1 A of the spectral estimate only applies");
+  }
+  const BsrMatrix<T>& A_;
+  const BlockDiagonal<T>& dinv_;
+  mutable Vector<T> Ax_;
+};
+
+/// rho(D^-1 A) by the library's Arnoldi estimate.
+template <class T>
+double block_jacobi_spectral_radius(const BsrMatrix<T>& A, const BlockDiagonal<T>& dinv) {
+  const BlockJacobiOperator<T> op(A, dinv);
+  const Vector<T> unit(A.executor(), A.rows(), T{1});
+  return arnoldi_spectral_radius(op, unit, spectral_steps);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ near-null space
+
+template <class T>
+std::vector<Vector<T>> rigid_body_modes(const Vector<T>& coordinates, int dimension) {
+  if (dimension != 2 && dimension != 3) {
+    throw invalid_argument("rigid_body_modes: dimension must be 2 or 3, got " +
+                           std::to_string(dimension));
+  }
+  if (coordinates.size() % dimension != 0) {
+    throw invalid_argument("rigid_body_modes: coordinates has " +
+                           std::to_string(coordinates.size()) +
+                           " entries, expected a multiple of the dimension " +
+                           std::to_string(dimension));
+  }
+  const Executor& exec = coordinates.executor();
+  const size_type n = coordinates.size();
+  const int modes = dimension == 2 ? 3 : 6;
+  Array<T> B(exec, n * modes);
+  exec.visit([&](const auto& e) {
+    sak::rigid_body_modes(e, n / dimension, dimension, coordinates.data(), B.data());
+  });
+  std::vector<Vector<T>> result;
+  for (int m = 0; m < modes; ++m) {
+    Vector<T> v(exec, n);
+    if (n > 0) copy_bytes(v.data(), exec, B.data() + m * n, exec, sizeof(T) * n);
+    result.push_back(std::move(v));
+  }
+  return result;
+}
+
+template <class T>
+void validate_near_null_space(const std::vector<Vector<T>>& B, size_type rows, int block_size) {
+  if (block_size < 1) {
+    throw invalid_argument("validate_near_null_space: block_size must be >= 1, got " +
+                           std::to_string(block_size));
+  }
+  if (rows % block_size != 0) {
+    throw invalid_argument("validate_near_null_space: block_size " + std::to_string(block_size) +
+                           " does not divide the " + std::to_string(rows) +
+                           " rows of the operator");
+  }
+  if (B.empty()) {
+    throw invalid_argument("validate_near_null_space: the near-null space has no vectors");
+  }
+  const std::size_t k = B.size();
+  for (std::size_t c = 0; c < k; ++c) {
+    const std::string what = "near_null_space[" + std::to_string(c) + "]";
+    if (B[c].size() != rows) {
+      throw invalid_argument("validate_near_null_space: " + what + " has " +
+                             std::to_string(B[c].size()) + " entries, expected " +
+                             std::to_string(rows) + " (the operator's rows)");
+    }
+    check_location(B[0].executor(), B[c].executor(), what.c_str(), "near_null_space[0]");
+  }
+  // Gram matrix G = B^T B (k x k, on the host), then Cholesky: a pivot that
+  // falls below 1e-10 of its column's diagonal means the vector is, up to
+  // rounding, a combination of the ones before it. A non-finite entry makes
+  // its vector's squared norm non-finite.
+  std::vector<double> G(k * k);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      G[i * k + j] = G[j * k + i] = static_cast<double>(dot(B[i], B[j]));
+    }
+    const double d = G[i * k + i];
+    if (!std::isfinite(d)) {
+      throw invalid_argument("validate_near_null_space: near_null_space[" + std::to_string(i) +
+                             "] holds a value that is not finite");
+    }
+    if (d == 0) {
+      throw invalid_argument("validate_near_null_space: near_null_space[" + std::to_string(i) +
+                             "] is zero; expected linearly independent vectors");
+    }
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    const double original = G[j * k + j];
+    double pivot = original;
+    for (std::size_t p = 0; p < j; ++p) pivot -= G[j * k + p] * G[j * k + p];
+    if (!(pivot > 1e-10 * original)) {
+      throw invalid_argument(
+          "validate_near_null_space: near_null_space[" + std::to_string(j) +
+          "] is (numerically) a linear combination of the vectors before it (relative pivot " +
+          number(std::max(pivot, 0.0) / original) + " <= 1e-10); expected " + std::to_string(k) +
+          " linearly independent vectors");
+    }
+    const double l = std::sqrt(pivot);
+    G[j * k + j] = l;
+    for (std::size_t i = j + 1; i < k; ++i) {
+      double v = G[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) v -= G[i * k + p] * G[j * k + p];
+      G[i * k + j] = v / l;
+    }
+  }
+}
+
+// ------------------------------------------------------------ the coarsening
+
+namespace {
+
+/// What one level keeps for refresh().
+template <class T>
+struct SaLevel {
+  /// The level's matrix as BSR when it came as CSR (block size 1).
+  std::shared_ptr<const BsrMatrix<T>> converted;
+  Aggregates aggregates;  // of the nodes
+  BsrMatrix<T> tentative;
+  // filter_weak: the kept blocks of A (diagonal and strong) and A_f.
+  Array<std::uint8_t> keep;
+  std::shared_ptr<BsrMatrix<T>> filtered;
+  // The smoothing product's plan and scratch.
+  Array<offset_type> target, tentative_block;
+  Array<T> scratch;
+  // R's block r is the transpose of P's block r_source[r].
+  Array<offset_type> r_source;
+  std::optional<BlockDiagonal<T>> dinv;
+  double omega = 0;
+  std::shared_ptr<BsrMatrix<T>> P, R;
+};
+
+template <class T>
+class SmoothedAggregationCoarsening final : public Coarsening<T> {
+ public:
+  SmoothedAggregationCoarsening(const SmoothedAggregationParams& params,
+                                std::vector<Vector<T>> near_null_space)
+      : params_(params), user_B_(std::move(near_null_space)) {}
+
+  std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
+                                     StageTimes& times) override {
+    require(level >= 0 && level <= static_cast<int>(levels_.size()),
+            "smoothed aggregation: level " + std::to_string(level) +
+                " requested before the levels above it");
+    if (level == 0) {
+      levels_.clear();
+      near_null_.clear();
+    }
+    levels_.resize(static_cast<std::size_t>(level));
+    if (level > 0) near_null_.resize(static_cast<std::size_t>(level) + 1);
+    SaLevel<T> state;
+    const BsrMatrix<T>& A = block_matrix(level_A, level, state);
+    const Executor& exec = level_A.executor();  // outlives a converted A
+    const int b = A.row_block_size();
+    const size_type nodes = A.block_rows();
+    if (level == 0) {
+      block_size_ = b;
+      near_null_.push_back(finest_near_null_space(A));
+    }
+    const Array<T>& B = near_null_[static_cast<std::size_t>(level)];
+    const int k = columns();
+    if (B.size() != A.rows() * k) {
+      throw dimension_mismatch("smoothed aggregation: the near-null space of level " +
+                               std::to_string(level) + " has " + std::to_string(B.size()) +
+                               " values, expected " + std::to_string(A.rows()) + " x " +
+                               std::to_string(k));
+    }
+
+    // 1. Strength on the block graph, through the node matrix whose classic
+    // strength (alpha = 0) is the symmetric block rule.
+    StrengthGraph<T> S;
+    {
+      StageTimer clock(exec, times, "strength");
+      Array<T> norm(exec, nodes);
+      Array<T> s(exec, A.num_blocks());
+      state.keep = Array<std::uint8_t>(exec, A.num_blocks());
+      const size_type bad = exec.visit([&](const auto& e) {
+        return sak::diagonal_block_norms(e, nodes, b, A.row_ptr().data(), A.col_idx().data(),
+                                         A.values().data(), norm.data());
+      });
+      if (bad > 0) {
+        throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " has " +
+                               std::to_string(bad) +
+                               " block rows whose diagonal block is missing, zero or not "
+                               "finite; expected a symmetric positive definite operator");
+      }
+      exec.visit([&](const auto& e) {
+        sak::block_strength(e, nodes, b, A.row_ptr().data(), A.col_idx().data(),
+                            A.values().data(), norm.data(), T(params_.strength_threshold),
+                            s.data(), state.keep.data());
+      });
+      const CsrMatrix<T> node_matrix(nodes, nodes, A.row_ptr().clone(), A.col_idx().clone(),
+                                     std::move(s));
+      S = strength_graph(node_matrix, 0.0);
+    }
+    // 2. MIS(2) aggregates of the nodes.
+    {
+      StageTimer clock(exec, times, "aggregation");
+      state.aggregates = aggregate(S, params_.seed, level);
+    }
+    const size_type count = state.aggregates.count();
+    if (count == 0 || count * k >= A.rows()) return std::nullopt;
+
+    // 3. Tentative prolongator: per-aggregate QR over the aggregates' dofs.
+    Array<T> coarse_B;
+    {
+      StageTimer clock(exec, times, "interpolation");
+      Aggregates dofs;
+      dofs.aggregate = Array<index_type>(exec, A.rows());
+      dofs.root = state.aggregates.root.clone();  // only its count matters
+      exec.visit([&](const auto& e) {
+        sak::expand_aggregates(e, nodes, b, state.aggregates.aggregate.data(),
+                               dofs.aggregate.data());
+      });
+      detail::OrthonormalizedAggregates<T> q = detail::orthonormalize(dofs, B, k);
+      if (q.dropped > 0) {
+        const size_type small = exec.visit([&](const auto& e) {
+          return sak::complete_dropped_columns(e, count, k, q.R.row_ptr().data(),
+                                               q.R.values().data(), q.R.col_idx().data(),
+                                               q.P.row_ptr().data(), q.P.values().data(),
+                                               q.keep.data());
+        });
+        if (small > 0) {
+          throw invalid_argument(
+              "smoothed aggregation: level " + std::to_string(level) + " has " +
+              std::to_string(small) + " aggregates with fewer unknowns than the " +
+              std::to_string(k) + " near-null vectors and a rank-deficient near-null space on "
+              "them; use fewer near-null vectors or a larger block size");
+        }
+      }
+      // A node-aligned aggregate map makes P's values, node by node, the
+      // row-major b x k blocks of a BSR matrix with one block per block row.
+      Array<offset_type> t_row_ptr(exec, nodes + 1);
+      Array<index_type> t_col_idx(exec, nodes);
+      const size_type blocks = exec.visit([&](const auto& e) {
+        return sak::tentative_pattern(e, nodes, state.aggregates.aggregate.data(),
+                                      t_row_ptr.data(), t_col_idx.data());
+      });
+      Array<index_type> t_cols(exec, blocks);  // t_col_idx has room for every node
+      if (blocks > 0) {
+        copy_bytes(t_cols.data(), exec, t_col_idx.data(), exec, sizeof(index_type) * blocks);
+      }
+      state.tentative = BsrMatrix<T>(nodes, count, b, k, std::move(t_row_ptr), std::move(t_cols),
+                                     std::move(q.P.values()));
+      coarse_B = std::move(q.coarse_B);
+    }
+
+    // 4. Prolongator smoothing.
+    if (params_.smooth_prolongator) {
+      StageTimer clock(exec, times, "prolongator smoothing");
+      const BsrMatrix<T>& Af = smoothing_matrix(A, state, true);
+      state.dinv.emplace(BlockDiagonal<T>::inverse(Af));
+      state.omega = params_.prolongator_damping / block_jacobi_spectral_radius(Af, *state.dinv);
+      Array<offset_type> p_row_ptr(exec, nodes + 1);
+      const size_type p_blocks = exec.visit([&](const auto& e) {
+        return sak::smoothed_pattern(e, nodes, Af.row_ptr().data(), Af.col_idx().data(),
+                                     state.aggregates.aggregate.data(), p_row_ptr.data());
+      });
+      Array<index_type> p_col_idx(exec, p_blocks);
+      state.target = Array<offset_type>(exec, Af.num_blocks());
+      state.tentative_block = Array<offset_type>(exec, nodes);
+      exec.visit([&](const auto& e) {
+        sak::smoothed_plan(e, nodes, Af.row_ptr().data(), Af.col_idx().data(),
+                           state.aggregates.aggregate.data(), p_row_ptr.data(), p_col_idx.data(),
+                           state.target.data(), state.tentative_block.data());
+      });
+      const size_type bk = static_cast<size_type>(b) * k;
+      state.scratch = Array<T>(exec, p_blocks * bk);
+      state.P = std::make_shared<BsrMatrix<T>>(nodes, count, b, k, std::move(p_row_ptr),
+                                               std::move(p_col_idx), Array<T>(exec, p_blocks * bk));
+      smooth(Af, state);
+    } else {
+      state.P = std::make_shared<BsrMatrix<T>>(state.tentative.clone());
+    }
+    // 5. R = P^T, explicitly.
+    {
+      StageTimer clock(exec, times, "restriction");
+      state.R = std::make_shared<BsrMatrix<T>>(transpose(*state.P));
+      if (params_.smooth_prolongator) {
+        state.r_source = Array<offset_type>(exec, state.R->num_blocks());
+        exec.visit([&](const auto& e) {
+          sak::transpose_plan(e, nodes, state.P->row_ptr().data(), state.P->col_idx().data(),
+                              state.R->row_ptr().data(), state.R->col_idx().data(),
+                              state.r_source.data());
+        });
+      }
+    }
+    state.converted.reset();  // refresh converts again (A is not used below)
+    Transfer<T> transfer{std::make_shared<const BsrOperator<T>>(state.P),
+                         std::make_shared<const BsrOperator<T>>(state.R)};
+    levels_.push_back(std::move(state));
+    near_null_.push_back(std::move(coarse_B));
+    return transfer;
+  }
+
+  void refresh(const LevelOperator<T>& level_A, int level, Transfer<T>& transfer,
+               StageTimes& times) override {
+    (void)transfer;  // P and R are refreshed in place (the operators share them)
+    require(level >= 0 && level < static_cast<int>(levels_.size()),
+            "smoothed aggregation: refresh of level " + std::to_string(level) +
+                ", which setup did not coarsen (or whose data was released)");
+    SaLevel<T>& state = levels_[static_cast<std::size_t>(level)];
+    if (!params_.smooth_prolongator) return;  // P_tent does not depend on A's values
+    const BsrMatrix<T>& A = block_matrix(level_A, level, state);
+    const Executor& exec = level_A.executor();  // outlives a converted A
+    StageTimer clock(exec, times, "prolongator smoothing");
+    if (A.num_blocks() != state.keep.size() || A.block_rows() != state.tentative.block_rows()) {
+      throw invalid_argument("smoothed aggregation: refresh of level " + std::to_string(level) +
+                             " with " + std::to_string(A.num_blocks()) + " blocks in " +
+                             std::to_string(A.block_rows()) + " block rows; setup had " +
+                             std::to_string(state.keep.size()) + " in " +
+                             std::to_string(state.tentative.block_rows()));
+    }
+    const BsrMatrix<T>& Af = smoothing_matrix(A, state, false);
+    state.dinv->recompute(Af);
+    state.omega = params_.prolongator_damping / block_jacobi_spectral_radius(Af, *state.dinv);
+    smooth(Af, state);
+    BsrMatrix<T>& R = *state.R;
+    exec.visit([&](const auto& e) {
+      sak::transpose_values(e, R.num_blocks(), R.col_block_size(), R.row_block_size(),
+                            state.r_source.data(), state.P->values().data(), R.values().data());
+    });
+    state.converted.reset();
+  }
+
+  void release_refresh_data() override {
+    for (SaLevel<T>& state : levels_) {
+      state = SaLevel<T>{};
+    }
+  }
+
+  std::string name() const override {
+    char damping[32];
+    std::snprintf(damping, sizeof damping, "%.3g", params_.prolongator_damping);
+    std::string result = params_.smooth_prolongator ? "smoothed aggregation MIS(2)"
+                                                    : "aggregation MIS(2) (unsmoothed, blocked)";
+    result += ", block " + std::to_string(block_size_ > 0 ? block_size_ : params_.block_size);
+    result += ", " + std::to_string(columns()) + " near-null vectors";
+    result += ", theta " + number(params_.strength_threshold);
+    if (params_.smooth_prolongator) result += std::string(", omega ") + damping + "/rho(D^-1 A)";
+    if (params_.filter_weak) result += ", weak connections filtered";
+    return result;
+  }
+
+ private:
+  int columns() const {
+    if (!user_B_.empty()) return static_cast<int>(user_B_.size());
+    return block_size_ > 0 ? block_size_ : std::max(params_.block_size, 1);
+  }
+
+  /// The level as BSR with square blocks (a CSR level only with block size
+  /// 1, converted once per setup or refresh).
+  const BsrMatrix<T>& block_matrix(const LevelOperator<T>& A, int level, SaLevel<T>& state) const {
+    if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
+      const BsrMatrix<T>& M = bsr->matrix();
+      if (M.row_block_size() != M.col_block_size()) {
+        throw invalid_argument("smoothed aggregation: level " + std::to_string(level) +
+                               " has " + std::to_string(M.row_block_size()) + "x" +
+                               std::to_string(M.col_block_size()) +
+                               " blocks; expected square blocks");
+      }
+      if (level == 0 && params_.block_size > 0 && M.row_block_size() != params_.block_size) {
+        throw invalid_argument("SmoothedAggregationParams.block_size is " +
+                               std::to_string(params_.block_size) + " but the operator has " +
+                               std::to_string(M.row_block_size()) + "x" +
+                               std::to_string(M.col_block_size()) +
+                               " blocks; convert it with to_bsr(A, block_size) or set 0");
+      }
+      return M;
+    }
+    if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A)) {
+      if (level == 0 && params_.block_size > 1) {
+        throw invalid_argument("smoothed aggregation: SmoothedAggregationParams.block_size is " +
+                               std::to_string(params_.block_size) +
+                               " but the operator is CSR; convert it with to_bsr(A, " +
+                               std::to_string(params_.block_size) + ") first");
+      }
+      state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), 1));
+      return *state.converted;
+    }
+    throw invalid_argument("smoothed aggregation: level " + std::to_string(level) +
+                           " is a " + A.kind() + " operator; expected CSR or BSR");
+  }
+
+  /// B on level 0, column-major on A's executor.
+  Array<T> finest_near_null_space(const BsrMatrix<T>& A) const {
+    const Executor& exec = A.executor();
+    const size_type n = A.rows();
+    const int b = A.row_block_size();
+    if (user_B_.empty()) {
+      Array<T> B(exec, n * b);
+      exec.visit([&](const auto& e) { sak::translations(e, n, b, B.data()); });
+      return B;
+    }
+    validate_near_null_space(user_B_, n, b);
+    const int k = static_cast<int>(user_B_.size());
+    Array<T> B(exec, n * k);
+    for (int c = 0; c < k; ++c) {
+      const Vector<T>& v = user_B_[static_cast<std::size_t>(c)];
+      check_location(exec, v.executor(), ("near_null_space[" + std::to_string(c) + "]").c_str(),
+                     "A");
+      if (n > 0) copy_bytes(B.data() + c * n, exec, v.data(), exec, sizeof(T) * n);
+    }
+    return B;
+  }
+
+  /// A_f: A itself, or (filter_weak) A with its weak blocks lumped into the
+  /// diagonal, on the pattern made at setup (`build`).
+  const BsrMatrix<T>& smoothing_matrix(const BsrMatrix<T>& A, SaLevel<T>& state, bool build) {
+    if (!params_.filter_weak) return A;
+    const Executor& exec = A.executor();
+    const size_type nodes = A.block_rows();
+    const int b = A.row_block_size();
+    if (build) {
+      Array<offset_type> f_row_ptr(exec, nodes + 1);
+      const size_type blocks = exec.visit([&](const auto& e) {
+        return sak::filtered_pattern(e, nodes, A.row_ptr().data(), state.keep.data(),
+                                     f_row_ptr.data());
+      });
+      Array<index_type> f_col_idx(exec, blocks);
+      exec.visit([&](const auto& e) {
+        sak::filtered_columns(e, nodes, A.row_ptr().data(), A.col_idx().data(), state.keep.data(),
+                              f_row_ptr.data(), f_col_idx.data());
+      });
+      state.filtered = std::make_shared<BsrMatrix<T>>(
+          nodes, nodes, b, b, std::move(f_row_ptr), std::move(f_col_idx),
+          Array<T>(exec, blocks * static_cast<size_type>(b) * b));
+    }
+    BsrMatrix<T>& Af = *state.filtered;
+    exec.visit([&](const auto& e) {
+      sak::filtered_values(e, nodes, b, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+                           state.keep.data(), Af.row_ptr().data(), Af.values().data());
+    });
+    return Af;
+  }
+
+  /// P's values: (I - omega D^-1 A_f) P_tent on the kept plan.
+  void smooth(const BsrMatrix<T>& Af, SaLevel<T>& state) const {
+    const Executor& exec = Af.executor();
+    BsrMatrix<T>& P = *state.P;
+    const BsrMatrix<T>& Pt = state.tentative;
+    exec.visit([&](const auto& e) {
+      sak::smoothed_values(e, Af.block_rows(), Af.row_block_size(), P.col_block_size(),
+                           Af.row_ptr().data(), Af.col_idx().data(), Af.values().data(),
+                           state.target.data(), Pt.row_ptr().data(), Pt.values().data(),
+                           state.dinv->values().data(), T(state.omega), P.row_ptr().data(),
+                           state.tentative_block.data(), state.scratch.data(),
+                           P.values().data());
+    });
+  }
+
+  SmoothedAggregationParams params_;
+  std::vector<Vector<T>> user_B_;
+  int block_size_ = 0;  // of level 0, once setup has seen it
+  std::vector<SaLevel<T>> levels_;
+  std::vector<Array<T>> near_null_;  // B of each level built so far
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Coarsening<T>> make_smoothed_aggregation_coarsening(
+    const SmoothedAggregationParams& params, std::vector<Vector<T>> near_null_space) {
+  validate(params);
+  return std::make_unique<SmoothedAggregationCoarsening<T>>(params, std::move(near_null_space));
+}
+
+template std::unique_ptr<Coarsening<double>> make_smoothed_aggregation_coarsening<double>(
+    const SmoothedAggregationParams&, std::vector<Vector<double>>);
+template std::vector<Vector<double>> rigid_body_modes<double>(const Vector<double>&, int);
+template void validate_near_null_space<double>(const std::vector<Vector<double>>&, size_type, int);
+
+}  // namespace strata::amg

@@ -1,0 +1,140 @@
+// Smoothed aggregation on the device against the host: the same aggregates
+// (hence identical block patterns of P and of the coarse operators), P and
+// the coarse operators equal to 1e-12, the same PCG iterations, and a
+// device resetup equal to a fresh device setup. Each stage is one
+// deterministic algorithm written once (kernels/amg/*.ipp), so any
+// difference is a bug of the device instantiation.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sa_test_util.hpp"
+#include "strata/strata.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+using amg::Hierarchy;
+using amg::SmoothedAggregationParams;
+using test::bsr_of;
+using test::relative_difference;
+
+std::vector<Vector<double>> on(const std::vector<Vector<double>>& v, const Executor& exec) {
+  std::vector<Vector<double>> out;
+  for (const auto& x : v) out.push_back(x.to(exec));
+  return out;
+}
+
+/// Every level of two hierarchies: the same P and coarse-operator block
+/// patterns (so the same aggregates), values to 1e-12.
+void expect_same_hierarchy(const Hierarchy<double>& host, const Hierarchy<double>& device,
+                           const std::string& what) {
+  ASSERT_EQ(host.num_levels(), device.num_levels()) << what;
+  for (int l = 0; l + 1 < host.num_levels(); ++l) {
+    const std::string at = what + ", level " + std::to_string(l);
+    const auto& Ph = bsr_of(host.level_interpolation_operator(l));
+    const auto& Pd = bsr_of(device.level_interpolation_operator(l));
+    EXPECT_EQ(Pd.executor().location(), Location::cuda) << at;
+    EXPECT_EQ(Ph.row_ptr().to_vector(), Pd.row_ptr().to_vector()) << at;
+    EXPECT_EQ(Ph.col_idx().to_vector(), Pd.col_idx().to_vector()) << at;
+    EXPECT_LT(relative_difference(Pd.values().to_vector(), Ph.values().to_vector()), 1e-12) << at;
+    const auto& Ah = bsr_of(host.level_operator(l + 1));
+    const auto& Ad = bsr_of(device.level_operator(l + 1));
+    EXPECT_EQ(Ah.row_ptr().to_vector(), Ad.row_ptr().to_vector()) << at;
+    EXPECT_EQ(Ah.col_idx().to_vector(), Ad.col_idx().to_vector()) << at;
+    EXPECT_LT(relative_difference(Ad.values().to_vector(), Ah.values().to_vector()), 1e-12) << at;
+  }
+}
+
+TEST(SmoothedAggregationDevice, RigidBodyModesAreTheHostOnes) {
+  STRATA_REQUIRE_DEVICE();
+  const auto problem = gallery::elasticity3d(Executor::host(), 5);
+  for (int dim : {2, 3}) {
+    // 3D: the mesh's nodes; 2D: the same numbers read as 2D points.
+    const auto c = problem.coordinates.to_vector();
+    const std::vector<double> points(c.begin(), c.begin() + dim * (c.size() / dim));
+    const Vector<double> xy(Array<double>(Executor::host(), points));
+    const auto host = amg::rigid_body_modes(xy, dim);
+    const auto device = amg::rigid_body_modes(xy.to(Executor::cuda()), dim);
+    ASSERT_EQ(host.size(), device.size());
+    for (std::size_t m = 0; m < host.size(); ++m) {
+      EXPECT_EQ(device[m].executor().location(), Location::cuda);
+      EXPECT_EQ(host[m].to_vector(), device[m].to_vector()) << "dim " << dim << ", mode " << m;
+    }
+  }
+}
+
+TEST(SmoothedAggregationDevice, Elasticity3dHierarchyAndIterationsEqualTheHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto problem = gallery::elasticity3d(Executor::host(), 8);
+  for (const SmoothedAggregationParams& params :
+       {SmoothedAggregationParams{}, SmoothedAggregationParams{.smooth_prolongator = false},
+        SmoothedAggregationParams{.strength_threshold = 0.1, .filter_weak = true}}) {
+    const std::string what = "smooth " + std::to_string(params.smooth_prolongator) + ", filter " +
+                             std::to_string(params.filter_weak);
+    auto make = [&](const Executor& exec) {
+      auto A = share(to_bsr(problem.A.to(exec), 3));
+      return std::make_unique<Hierarchy<double>>(
+          std::make_shared<const BsrOperator<double>>(A),
+          amg::make_smoothed_aggregation_coarsening<double>(
+              params, on(problem.rigid_body_modes, exec)),
+          amg::HierarchyParams{.coarse_size = 40});
+    };
+    const auto host = make(Executor::host());
+    const auto device = make(Executor::cuda());
+    expect_same_hierarchy(*host, *device, what);
+    int iterations[2] = {0, 0};
+    for (int d = 0; d < 2; ++d) {
+      const Executor exec = d ? Executor::cuda() : Executor::host();
+      CsrOperator<double> op(share(problem.A.to(exec)));
+      Vector<double> b(exec, problem.A.rows(), 1.0), x(exec, problem.A.rows(), 0.0);
+      KrylovParams kp;
+      kp.relative_tolerance = 1e-8;
+      const auto info = solve(KrylovMethod{Cg{kp}}, op, b, x, d ? device.get() : host.get());
+      EXPECT_TRUE(info.converged()) << what;
+      iterations[d] = info.iterations;
+    }
+    std::printf("  %s: %d levels, PCG host %d, device %d\n", what.c_str(), host->num_levels(),
+                iterations[0], iterations[1]);
+    EXPECT_NEAR(iterations[0], iterations[1], 1) << what;
+  }
+}
+
+TEST(SmoothedAggregationDevice, ScalarSmoothedAggregationOnCsrEqualsTheHost) {
+  STRATA_REQUIRE_DEVICE();
+  const auto A = gallery::poisson3d(Executor::host(), 20, 17, 9);
+  auto make = [&](const Executor& exec) {
+    return std::make_unique<Hierarchy<double>>(
+        share(A.to(exec)), amg::make_smoothed_aggregation_coarsening<double>({}),
+        amg::HierarchyParams{.coarse_size = 40});
+  };
+  expect_same_hierarchy(*make(Executor::host()), *make(Executor::cuda()), "poisson3d");
+}
+
+TEST(SmoothedAggregationDevice, ResetupEqualsAFreshDeviceSetup) {
+  STRATA_REQUIRE_DEVICE();
+  const auto d = Executor::cuda();
+  const auto problem = gallery::elasticity3d(Executor::host(), 8);
+  auto host_A = to_bsr(problem.A, 3);
+  auto A = share(host_A.to(d));
+  Hierarchy<double> H(std::make_shared<const BsrOperator<double>>(A),
+                      amg::make_smoothed_aggregation_coarsening<double>(
+                          {}, on(problem.rigid_body_modes, d)),
+                      {.coarse_size = 40});
+  test::permute_and_scale_blocks(host_A);
+  copy(host_A.values(), A->values());
+  H.resetup();
+  Hierarchy<double> fresh(std::make_shared<const BsrOperator<double>>(share(host_A.to(d))),
+                          amg::make_smoothed_aggregation_coarsening<double>(
+                              {}, on(problem.rigid_body_modes, d)),
+                          {.coarse_size = 40});
+  expect_same_hierarchy(fresh, H, "device resetup");
+}
+
+}  // namespace
+}  // namespace strata
