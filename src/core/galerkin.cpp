@@ -51,59 +51,35 @@ const BsrMatrix<T>& checked(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const 
 
 }  // namespace
 
-template <class T>
-GalerkinProduct<CsrMatrix<T>>::GalerkinProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                               const CsrMatrix<T>& P)
+template <class Matrix>
+GalerkinProduct<Matrix>::GalerkinProduct(const Matrix& R, const Matrix& A, const Matrix& P)
     : AP_(checked(R, A, P), P), RAP_(R, AP_.result(), true) {}
 
-template <class T>
-void GalerkinProduct<CsrMatrix<T>>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                              const CsrMatrix<T>& P) {
+template <class Matrix>
+void GalerkinProduct<Matrix>::recompute(const Matrix& R, const Matrix& A, const Matrix& P) {
   checked(R, A, P);
   AP_.recompute(A, P);
   // A P is ours and its pattern cannot have changed: skip its check.
   RAP_.recompute_values(R, AP_.result(), true, false);
 }
 
-template <class T>
-CsrMatrix<T> galerkin_product(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) {
-  checked(R, A, P);
-  return spgemm(R, spgemm(A, P));
-}
-
-template <class T>
-GalerkinProduct<BsrMatrix<T>>::GalerkinProduct(const BsrMatrix<T>& R, const BsrMatrix<T>& A,
-                                               const BsrMatrix<T>& P)
-    : AP_(checked(R, A, P), P), RAP_(R, AP_.result(), true) {}
-
-template <class T>
-void GalerkinProduct<BsrMatrix<T>>::recompute(const BsrMatrix<T>& R, const BsrMatrix<T>& A,
-                                              const BsrMatrix<T>& P) {
-  checked(R, A, P);
-  AP_.recompute(A, P);
-  // A P is ours and its pattern cannot have changed: skip its check.
-  RAP_.recompute_values(R, AP_.result(), true, false);
-}
-
-template <class T>
-BsrMatrix<T> galerkin_product(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const BsrMatrix<T>& P) {
+template <class Matrix>
+Matrix galerkin_product(const Matrix& R, const Matrix& A, const Matrix& P) {
   checked(R, A, P);
   return spgemm(R, spgemm(A, P));
 }
 
 template class GalerkinProduct<CsrMatrix<float>>;
 template class GalerkinProduct<CsrMatrix<double>>;
-template CsrMatrix<float> galerkin_product<float>(const CsrMatrix<float>&, const CsrMatrix<float>&,
-                                                  const CsrMatrix<float>&);
-template CsrMatrix<double> galerkin_product<double>(const CsrMatrix<double>&,
-                                                    const CsrMatrix<double>&,
-                                                    const CsrMatrix<double>&);
 template class GalerkinProduct<BsrMatrix<float>>;
 template class GalerkinProduct<BsrMatrix<double>>;
-template BsrMatrix<float> galerkin_product<float>(const BsrMatrix<float>&, const BsrMatrix<float>&,
-                                                  const BsrMatrix<float>&);
-template BsrMatrix<double> galerkin_product<double>(const BsrMatrix<double>&,
-                                                    const BsrMatrix<double>&,
-                                                    const BsrMatrix<double>&);
+template CsrMatrix<float> galerkin_product(const CsrMatrix<float>&, const CsrMatrix<float>&,
+                                           const CsrMatrix<float>&);
+template CsrMatrix<double> galerkin_product(const CsrMatrix<double>&, const CsrMatrix<double>&,
+                                            const CsrMatrix<double>&);
+template BsrMatrix<float> galerkin_product(const BsrMatrix<float>&, const BsrMatrix<float>&,
+                                           const BsrMatrix<float>&);
+template BsrMatrix<double> galerkin_product(const BsrMatrix<double>&, const BsrMatrix<double>&,
+                                            const BsrMatrix<double>&);
 
 }  // namespace strata
