@@ -112,6 +112,33 @@ TEST(BsrSpgemm, OneByOneBlocksEqualTheScalarProduct) {
   test::expect_identical(to_csr(G.result()), galerkin_product(R, A, P), "R A P, 1x1 blocks");
 }
 
+TEST(BsrSpgemm, SinglePrecisionMatchesDouble) {
+  const auto h = Executor::host();
+  const auto A = test::random_bsr(
+      h, 30, 20, 6, 3, [](size_type, auto& g) -> size_type { return g() % 6; }, 51);
+  const auto B = test::random_bsr(
+      h, 20, 25, 3, 6, [](size_type, auto& g) -> size_type { return 1 + g() % 5; }, 52);
+  const auto to_float = [&](const BsrMatrix<double>& M) {
+    const auto v = M.values().to_vector();
+    return BsrMatrix<float>(M.block_rows(), M.block_cols(), M.row_block_size(), M.col_block_size(),
+                            M.row_ptr().clone(), M.col_idx().clone(),
+                            Array<float>(h, std::vector<float>(v.begin(), v.end())));
+  };
+  const auto Af = to_float(A), Bf = to_float(B);
+  SparseProduct product(Af, Bf);
+  const auto C = spgemm(A, B);
+  ASSERT_EQ(product.result().row_ptr().to_vector(), C.row_ptr().to_vector());
+  ASSERT_EQ(product.result().col_idx().to_vector(), C.col_idx().to_vector());
+  const auto cf = product.result().values().to_vector();
+  const auto cd = C.values().to_vector();
+  ASSERT_EQ(cf.size(), cd.size());
+  ASSERT_GT(cd.size(), 0u);
+  for (std::size_t k = 0; k < cd.size(); ++k) ASSERT_NEAR(cf[k], cd[k], 1e-5) << k;
+  // Values at most ~ 5 terms of |a b| <= 1 each: 1e-5 is a few float roundings.
+  product.recompute(Af, Bf);
+  EXPECT_EQ(product.result().values().to_vector(), cf);
+}
+
 TEST(BsrSpgemm, EmptyOperands) {
   const auto h = Executor::host();
   // A without any block; A of zero block rows; B of zero block columns.
@@ -342,8 +369,13 @@ TEST(BsrCoarseProduct, ACsrLevelBetweenBlockTransfersIsConvertedToBlocks) {
   // All three CSR: the scalar product, a CSR level.
   const CsrOperator<double> pc(share(to_csr(L.P))), rc(share(to_csr(L.R)));
   EXPECT_EQ(a.galerkin(rc, pc)->result()->kind(), "CSR");
-  // CSR R and P around a BSR A: 1x1 outer blocks, the same values.
+  // A CSR R before BSR A and P: R becomes 1x3 blocks (A's rows), A_c 1x6.
   const BsrOperator<double> ab(share(L.A.clone()));
+  auto csr_r = ab.galerkin(rc, p);
+  ASSERT_EQ(csr_r->result()->kind(), "BSR 1x6");
+  test::expect_close(to_csr(dynamic_cast<const BsrOperator<double>&>(*csr_r->result()).matrix()),
+                     to_csr(galerkin_product(L.R, L.A, L.P)), "CSR R, BSR A, P", 1e-12);
+  // CSR R and P around a BSR A: 1x1 outer blocks, the same values.
   auto mixed = ab.galerkin(rc, pc);
   EXPECT_EQ(mixed->result()->kind(), "BSR 1x1");
   const auto& M = dynamic_cast<const BsrOperator<double>&>(*mixed->result()).matrix();
