@@ -51,6 +51,8 @@ namespace {
 
 using namespace strata;
 using bench::best_time;
+using bench::matrix_bytes;
+using bench::peak_extra;
 using bench::Clock;
 using bench::seconds_since;
 
@@ -64,21 +66,6 @@ struct Options {
   std::string json;
 };
 
-
-/// Peak memory above what is in use now, while f runs.
-std::size_t peak_extra(const Executor& exec, const std::function<void()>& f) {
-  exec.synchronize();
-  const std::size_t before = exec.memory_stats().in_use;
-  exec.reset_peak_memory();
-  f();
-  const std::size_t peak = exec.memory_stats().peak_in_use;
-  return peak > before ? peak - before : 0;
-}
-
-template <class T>
-std::size_t csr_bytes(const CsrMatrix<T>& M) {
-  return M.row_ptr().bytes() + M.col_idx().bytes() + M.values().bytes();
-}
 
 double gb(std::size_t bytes) { return static_cast<double>(bytes) / 1e9; }
 
@@ -454,7 +441,7 @@ Report run_case(const Options& o, const Executor& exec, const std::string& name,
       G.reset();
       rep.strata.peak = peak_extra(
           exec, [&] { G = std::make_unique<GalerkinProduct<CsrMatrix<double>>>(*R, A, B); });
-      out_bytes = csr_bytes(G->result());
+      out_bytes = matrix_bytes(G->result());
       rep.strata.recompute_ms = 1e3 * best_time(exec, o.repeat, [&] { G->recompute(*R, A, B); });
       rep.rows = G->result().rows();
       rep.nnz = G->result().nnz();
@@ -469,7 +456,7 @@ Report run_case(const Options& o, const Executor& exec, const std::string& name,
       P.reset();
       rep.strata.peak =
           peak_extra(exec, [&] { P = std::make_unique<SparseProduct<CsrMatrix<double>>>(A, B); });
-      out_bytes = csr_bytes(P->result());
+      out_bytes = matrix_bytes(P->result());
       rep.strata.recompute_ms = 1e3 * best_time(exec, o.repeat, [&] { P->recompute(A, B); });
       rep.rows = P->result().rows();
       rep.nnz = P->result().nnz();
@@ -560,7 +547,7 @@ Report run_big(const Options& o, const Executor& exec) {
   rep.rows = C.rows();
   rep.nnz = C.nnz();
   rep.products = P.products();
-  rep.strata.output = csr_bytes(C);
+  rep.strata.output = matrix_bytes(C);
   rep.strata.ok = true;
   rep.cusparse.note = "not applicable (32-bit indices)";
   const offset_type expected = (5 * n - 6) * (5 * n - 6) * (5 * n - 6);

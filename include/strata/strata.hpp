@@ -18,6 +18,7 @@
 #include "strata/matrix/assembly.hpp"
 #include "strata/matrix/block_diagonal.hpp"
 #include "strata/matrix/bsr.hpp"
+#include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/csr.hpp"
 #include "strata/matrix/galerkin.hpp"
 #include "strata/matrix/spgemm.hpp"

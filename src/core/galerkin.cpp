@@ -1,5 +1,5 @@
-// Entry point of the Galerkin product Ac = R (A P): the operands are checked
-// here once; the two products do the work.
+// Entry points of the Galerkin product Ac = R (A P), of CSR and of BSR
+// matrices: the operands are checked here once; the two products do the work.
 
 #include "strata/matrix/galerkin.hpp"
 
@@ -23,34 +23,63 @@ const CsrMatrix<T>& checked(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const 
   return A;
 }
 
+std::string block_shape(int r, int c) { return std::to_string(r) + "x" + std::to_string(c); }
+
+template <class T>
+const BsrMatrix<T>& checked(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const BsrMatrix<T>& P) {
+  check_location(A.executor(), R.executor(), "R", "A");
+  check_location(A.executor(), P.executor(), "P", "A");
+  if (R.cols() != A.rows() || A.cols() != P.rows()) {
+    throw dimension_mismatch(
+        "GalerkinProduct<BsrMatrix>: R is " + std::to_string(R.rows()) + " x " +
+        std::to_string(R.cols()) + ", A is " + std::to_string(A.rows()) + " x " +
+        std::to_string(A.cols()) + ", P is " + std::to_string(P.rows()) + " x " +
+        std::to_string(P.cols()) + "; R A P needs R.cols() == A.rows() and A.cols() == P.rows()");
+  }
+  if (R.col_block_size() != A.row_block_size() || A.col_block_size() != P.row_block_size()) {
+    throw invalid_argument(
+        "GalerkinProduct<BsrMatrix>: R has " + block_shape(R.row_block_size(), R.col_block_size()) +
+        " blocks, A " + block_shape(A.row_block_size(), A.col_block_size()) + ", P " +
+        block_shape(P.row_block_size(), P.col_block_size()) +
+        "; a blocked R A P needs R's column block size to equal A's row block size (" +
+        std::to_string(R.col_block_size()) + " and " + std::to_string(A.row_block_size()) +
+        ") and A's column block size to equal P's row block size (" +
+        std::to_string(A.col_block_size()) + " and " + std::to_string(P.row_block_size()) + ")");
+  }
+  return A;
+}
+
 }  // namespace
 
-template <class T>
-GalerkinProduct<CsrMatrix<T>>::GalerkinProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                               const CsrMatrix<T>& P)
+template <class Matrix>
+GalerkinProduct<Matrix>::GalerkinProduct(const Matrix& R, const Matrix& A, const Matrix& P)
     : AP_(checked(R, A, P), P), RAP_(R, AP_.result(), true) {}
 
-template <class T>
-void GalerkinProduct<CsrMatrix<T>>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                              const CsrMatrix<T>& P) {
+template <class Matrix>
+void GalerkinProduct<Matrix>::recompute(const Matrix& R, const Matrix& A, const Matrix& P) {
   checked(R, A, P);
   AP_.recompute(A, P);
   // A P is ours and its pattern cannot have changed: skip its check.
   RAP_.recompute_values(R, AP_.result(), true, false);
 }
 
-template <class T>
-CsrMatrix<T> galerkin_product(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) {
+template <class Matrix>
+Matrix galerkin_product(const Matrix& R, const Matrix& A, const Matrix& P) {
   checked(R, A, P);
   return spgemm(R, spgemm(A, P));
 }
 
 template class GalerkinProduct<CsrMatrix<float>>;
 template class GalerkinProduct<CsrMatrix<double>>;
-template CsrMatrix<float> galerkin_product<float>(const CsrMatrix<float>&, const CsrMatrix<float>&,
-                                                  const CsrMatrix<float>&);
-template CsrMatrix<double> galerkin_product<double>(const CsrMatrix<double>&,
-                                                    const CsrMatrix<double>&,
-                                                    const CsrMatrix<double>&);
+template class GalerkinProduct<BsrMatrix<float>>;
+template class GalerkinProduct<BsrMatrix<double>>;
+template CsrMatrix<float> galerkin_product(const CsrMatrix<float>&, const CsrMatrix<float>&,
+                                           const CsrMatrix<float>&);
+template CsrMatrix<double> galerkin_product(const CsrMatrix<double>&, const CsrMatrix<double>&,
+                                            const CsrMatrix<double>&);
+template BsrMatrix<float> galerkin_product(const BsrMatrix<float>&, const BsrMatrix<float>&,
+                                           const BsrMatrix<float>&);
+template BsrMatrix<double> galerkin_product(const BsrMatrix<double>&, const BsrMatrix<double>&,
+                                            const BsrMatrix<double>&);
 
 }  // namespace strata

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/sparse_product_checks.hpp"
 #include "core/spgemm_internal.hpp"
 #include "kernels/matrix/spgemm_kernels.hpp"
 
@@ -32,30 +33,15 @@ void check_operands(const char* who, const CsrMatrix<T>& A, const CsrMatrix<T>& 
 
 template <class T>
 detail::OperandPattern describe(const CsrMatrix<T>& M) {
-  const auto fingerprint = M.executor().visit(
-      [&](const auto& e) { return kernels::spgemm::pattern_fingerprint(e, pattern_of(M)); });
-  return {M.rows(), M.cols(), M.nnz(), fingerprint};
+  return detail::describe_pattern(M.executor(), pattern_of(M));
 }
 
 /// Throws invalid_argument unless M still has the pattern `expected`.
 template <class T>
 void check_unchanged(const char* name, const CsrMatrix<T>& M,
                      const detail::OperandPattern& expected) {
-  const auto where = [&] { return std::string("SparseProduct::recompute: ") + name + " "; };
-  if (M.rows() != expected.rows || M.cols() != expected.cols || M.nnz() != expected.nnz) {
-    throw invalid_argument(where() + "is " + std::to_string(M.rows()) + " x " +
-                           std::to_string(M.cols()) + " with " + std::to_string(M.nnz()) +
-                           " nonzeros; the product was built for " + std::to_string(expected.rows) +
-                           " x " + std::to_string(expected.cols) + " with " +
-                           std::to_string(expected.nnz) +
-                           " (only values may change; build a new product for a new pattern)");
-  }
-  if (describe(M).fingerprint != expected.fingerprint) {
-    throw invalid_argument(where() +
-                           "has the product's shape and nonzero count but a different pattern "
-                           "(row offsets or column indices, or their order within rows); only "
-                           "values may change: build a new product for a new pattern");
-  }
+  detail::check_pattern_unchanged("SparseProduct::recompute", name, M.executor(), pattern_of(M),
+                                  expected, "nonzeros");
 }
 
 }  // namespace
@@ -125,6 +111,32 @@ CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
 }
 
 namespace detail {
+
+OperandPattern describe_pattern(const Executor& exec, const kernels::spgemm::Pattern& P) {
+  const auto fingerprint =
+      exec.visit([&](const auto& e) { return kernels::spgemm::pattern_fingerprint(e, P); });
+  return {P.rows, P.cols, P.nnz, fingerprint};
+}
+
+void check_pattern_unchanged(const char* who, const char* name, const Executor& exec,
+                             const kernels::spgemm::Pattern& P, const OperandPattern& expected,
+                             const char* entries) {
+  const auto where = [&] { return std::string(who) + ": " + name + " "; };
+  if (P.rows != expected.rows || P.cols != expected.cols || P.nnz != expected.nnz) {
+    throw invalid_argument(where() + "is " + std::to_string(P.rows) + " x " +
+                           std::to_string(P.cols) + " with " + std::to_string(P.nnz) + " " +
+                           entries + "; the product was built for " +
+                           std::to_string(expected.rows) + " x " + std::to_string(expected.cols) +
+                           " with " + std::to_string(expected.nnz) +
+                           " (only values may change; build a new product for a new pattern)");
+  }
+  if (describe_pattern(exec, P).fingerprint != expected.fingerprint) {
+    throw invalid_argument(where() + "has the product's shape and number of " + entries +
+                           " but a different pattern (row offsets or column indices, or "
+                           "their order within rows); only values may change: build a new "
+                           "product for a new pattern");
+  }
+}
 
 size_type spgemm_row_products(const Array<offset_type>& a_row_ptr,
                               const Array<index_type>& a_col_idx,

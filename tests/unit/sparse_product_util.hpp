@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/matrix/bsr.hpp"
 #include "strata/matrix/csr.hpp"
 
 namespace strata::test {
@@ -41,6 +42,32 @@ CsrMatrix<double> random_sparse(const Executor& e, size_type rows, size_type col
   }
   return CsrMatrix<double>(rows, cols, Array<offset_type>(e, rp), Array<index_type>(e, ci),
                            Array<double>(e, va));
+}
+
+/// block_rows x block_cols blocks of r x c, the block pattern of
+/// random_sparse (block rows of `length` blocks, unsorted) and every entry
+/// of every block in [-1, 1).
+template <class Length>
+BsrMatrix<double> random_bsr(const Executor& e, size_type block_rows, size_type block_cols, int r,
+                             int c, Length length, unsigned seed) {
+  const auto pattern = random_sparse(e, block_rows, block_cols, length, seed);
+  std::mt19937_64 gen(seed + 7);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<double> va(static_cast<std::size_t>(pattern.nnz() * r * c));
+  for (auto& v : va) v = value(gen);
+  return BsrMatrix<double>(block_rows, block_cols, r, c, pattern.row_ptr().clone(),
+                           pattern.col_idx().clone(), Array<double>(e, va));
+}
+
+/// The same block pattern and block sizes with new values (from `seed`).
+inline BsrMatrix<double> with_new_values(const BsrMatrix<double>& M, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> value(-2, 2);
+  std::vector<double> va(static_cast<std::size_t>(M.nnz()));
+  for (auto& v : va) v = value(gen);
+  return BsrMatrix<double>(M.block_rows(), M.block_cols(), M.row_block_size(), M.col_block_size(),
+                           M.row_ptr().clone(), M.col_idx().clone(),
+                           Array<double>(M.executor(), va));
 }
 
 /// The same pattern with new values (drawn from `seed`).

@@ -18,47 +18,52 @@
 /// and schedules. For a piecewise-constant P (one entry per row) the
 /// products are cheap: every row of A P has the length of A's row or less.
 
+#include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/spgemm.hpp"
 
 namespace strata {
 
-/// Ac = R A P, kept for value-only recomputation. One specialization per
-/// matrix format; see spgemm.hpp for the block-CSR plan.
+/// Ac = R A P, kept for value-only recomputation: the two sparse products
+/// A P and R (A P) of `Matrix`, CsrMatrix<T> or BsrMatrix<T> (T float or
+/// double). For BSR matrices these are the blocked products of
+/// bsr_spgemm.hpp: the blocked PtAP of smoothed aggregation for elasticity
+/// (R 6x3 blocks, A 3x3, P 3x6, so Ac 6x6; 6x6 throughout on the coarser
+/// levels), with no operand expanded to scalar form; Ac has R's row block
+/// size and P's column block size.
 template <class Matrix>
-class GalerkinProduct;
-
-template <class T>
-class GalerkinProduct<CsrMatrix<T>> {
+class GalerkinProduct {
  public:
   /// Computes A P, then Ac = R (A P), where A lives; R and P must live
   /// there too (location_mismatch), and R.cols() == A.rows(),
   /// A.cols() == P.rows() (dimension_mismatch). Ac is R.rows() x P.cols().
-  GalerkinProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+  /// BSR: the blocks must line up too, R's column block size equal to A's
+  /// row block size and A's column block size to P's row block size
+  /// (invalid_argument naming the three block shapes).
+  GalerkinProduct(const Matrix& R, const Matrix& A, const Matrix& P);
 
   /// Ac.
-  const CsrMatrix<T>& result() const noexcept { return RAP_.result(); }
+  const Matrix& result() const noexcept { return RAP_.result(); }
   /// The intermediate A P (kept for recompute).
-  const CsrMatrix<T>& AP() const noexcept { return AP_.result(); }
+  const Matrix& AP() const noexcept { return AP_.result(); }
 
-  /// Recomputes Ac's values for new values of R, A and P with unchanged
-  /// patterns (checked as in SparseProduct::recompute). Equals a fresh
-  /// GalerkinProduct(R, A, P) bit for bit.
-  void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+  /// Recomputes Ac's values in place for new values of R, A and P with
+  /// unchanged patterns (and block sizes; checked as in
+  /// SparseProduct::recompute). Equals a fresh GalerkinProduct(R, A, P) bit
+  /// for bit.
+  void recompute(const Matrix& R, const Matrix& A, const Matrix& P);
 
-  /// Multiplications of both products together.
+  /// Multiplications of both products together (scalar multiplications
+  /// for BSR).
   size_type products() const noexcept { return AP_.products() + RAP_.products(); }
 
  private:
-  SparseProduct<CsrMatrix<T>> AP_;
-  SparseProduct<CsrMatrix<T>> RAP_;
+  SparseProduct<Matrix> AP_;
+  SparseProduct<Matrix> RAP_;
 };
 
-template <class T>
-GalerkinProduct(const CsrMatrix<T>&, const CsrMatrix<T>&, const CsrMatrix<T>&)
-    -> GalerkinProduct<CsrMatrix<T>>;
-
-/// Ac = R A P, once (no recompute).
-template <class T>
-CsrMatrix<T> galerkin_product(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+/// Ac = R A P, once (no recompute), for CsrMatrix<T> or BsrMatrix<T>. Same
+/// rules as GalerkinProduct.
+template <class Matrix>
+Matrix galerkin_product(const Matrix& R, const Matrix& A, const Matrix& P);
 
 }  // namespace strata

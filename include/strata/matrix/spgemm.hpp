@@ -39,14 +39,13 @@
 /// indices, which are below B.cols(), are 32-bit). A product too large for
 /// memory fails with out_of_memory, never with a wrapped count.
 ///
-/// Block matrices (later, with smoothed aggregation for elasticity): the
-/// classes are templated on the matrix type so that SparseProduct<BsrMatrix<T>>
-/// and GalerkinProduct<BsrMatrix<T>> can sit beside these. A block pattern is
-/// a CSR pattern of blocks, so steps 1-3 run unchanged on the block patterns
-/// (rectangular blocks included: A with r x m blocks times B with m x c
-/// blocks); only the value kernel changes, a_ik b_kj becoming an
-/// (r x m)(m x c) block product added into C's r x c block, in the same
-/// fixed order.
+/// Block matrices: the classes are templated on the matrix type, and
+/// SparseProduct<BsrMatrix<T>> (bsr_spgemm.hpp) and GalerkinProduct<BsrMatrix<T>>
+/// (galerkin.hpp) sit beside these. A block pattern is a CSR pattern of
+/// blocks, so steps 1-3 run unchanged on the block patterns (rectangular
+/// blocks included: A with r x m blocks times B with m x c blocks); only the
+/// value kernel changes, a_ik b_kj becoming an (r x m)(m x c) block product
+/// added into C's r x c block, in the same fixed order.
 
 #include <cstdint>
 #include <memory>
@@ -75,7 +74,7 @@ class GalerkinProduct;
 
 /// The product C = A B of two sparse matrices, kept so that C's values can be
 /// recomputed when only the values of A and B change. One specialization per
-/// matrix format; CSR is the one that exists today.
+/// matrix format: CSR here, BSR in bsr_spgemm.hpp.
 template <class Matrix>
 class SparseProduct;
 

@@ -237,12 +237,16 @@ class BsrOperator final : public LevelOperator<T> {
 };
 
 /// A_c = R A P for the kinds the library ships (each of R, A, P a
-/// CsrOperator or a BsrOperator): two row-wise sparse products when all
-/// three are CSR; otherwise the block operands are expanded to CSR, the same
-/// products run, and A_c comes back as a BSR matrix with R's row blocks and
-/// P's column blocks (a blocked product that keeps the blocks throughout is
-/// the smoothed-aggregation work still to come). Throws invalid_argument
-/// naming the kinds for any other kind.
+/// CsrOperator or a BsrOperator): two row-wise sparse products R (A P) when
+/// all three are CSR (GalerkinProduct<CsrMatrix>, A_c CSR); otherwise two
+/// blocked products (GalerkinProduct<BsrMatrix>, bsr_spgemm.hpp) that keep
+/// the blocks throughout, A_c a BSR matrix with R's row block size and P's
+/// column block size (1 for a CSR operand). A CSR operand among BSR ones is
+/// converted to BSR with the block sizes of its BSR neighbours (R's column
+/// blocks match A's row blocks, A's column blocks P's row blocks), at
+/// construction and at each recompute; block sizes that do not line up
+/// throw invalid_argument naming them. Throws invalid_argument naming the
+/// kinds for any other kind.
 template <class T>
 std::unique_ptr<CoarseProduct<T>> make_coarse_product(const LevelOperator<T>& R,
                                                       const LevelOperator<T>& A,

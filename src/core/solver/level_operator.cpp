@@ -3,7 +3,6 @@
 
 #include "strata/solver/level_operator.hpp"
 
-#include <optional>
 #include <string>
 
 #include "kernels/amg/coarse_solve_kernels.hpp"
@@ -58,17 +57,54 @@ class SpgemmCoarseProduct final : public CoarseProduct<T> {
   std::shared_ptr<const CsrOperator<T>> op_;
 };
 
-/// The CSR form of a CSR or BSR operand (a copy for BSR).
+/// The block sizes of a blocked R A P: `left` is R's column and A's row
+/// block size, `right` A's column and P's row block size. A BSR operand
+/// decides them; where neither neighbour is BSR they are 1.
+struct InnerBlocks {
+  int left = 1;
+  int right = 1;
+};
+
 template <class T>
-struct ScalarForm {
-  const CsrMatrix<T>* matrix = nullptr;
-  CsrMatrix<T> expanded;
-  ScalarForm(const LevelOperator<T>& A, const char* who) {
-    if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A)) {
-      matrix = &csr->matrix();
-    } else if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
-      expanded = to_csr(bsr->matrix());
-      matrix = &expanded;
+const BsrMatrix<T>* bsr_of(const LevelOperator<T>& A) {
+  const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A);
+  return bsr ? &bsr->matrix() : nullptr;
+}
+
+template <class T>
+InnerBlocks inner_blocks(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                         const LevelOperator<T>& P) {
+  const BsrMatrix<T>* r = bsr_of(R);
+  const BsrMatrix<T>* a = bsr_of(A);
+  const BsrMatrix<T>* p = bsr_of(P);
+  InnerBlocks in;
+  if (r) {
+    in.left = r->col_block_size();
+  } else if (a) {
+    in.left = a->row_block_size();
+  }
+  if (a) {
+    in.right = a->col_block_size();
+  } else if (p) {
+    in.right = p->row_block_size();
+  }
+  return in;
+}
+
+/// A BSR operand as it is, or a CSR operand as BSR with the block sizes its
+/// neighbours need (a copy, made by to_bsr: the blocks its entries touch,
+/// zero-filled). So mixed kinds multiply blocked too, and a CSR matrix with
+/// 1x1 blocks is its own BSR form.
+template <class T>
+struct BlockForm {
+  const BsrMatrix<T>* matrix = nullptr;
+  BsrMatrix<T> converted;
+  BlockForm(const LevelOperator<T>& A, int row_block, int col_block, const char* who) {
+    if (const BsrMatrix<T>* bsr = bsr_of(A)) {
+      matrix = bsr;
+    } else if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A)) {
+      converted = to_bsr(csr->matrix(), row_block, col_block);
+      matrix = &converted;
     } else {
       throw invalid_argument(std::string(who) + ": an operand is a " + A.kind() +
                              " operator; the library multiplies CSR and BSR operators only (a "
@@ -77,52 +113,44 @@ struct ScalarForm {
   }
 };
 
-/// R A P where R or P (or A) is a block matrix: the operands expanded to
-/// CSR, the two products on them, and A_c gathered back into R's row blocks
-/// and P's column blocks. The result object keeps its pattern; recompute()
-/// writes new values into it.
+/// R A P where R, A or P is a block matrix, by the blocked Galerkin product
+/// (GalerkinProduct<BsrMatrix>): A_c is a BSR matrix with R's row block size
+/// and P's column block size (1 for a CSR operand), and nothing is expanded
+/// to scalar form. CSR operands are converted to BSR (BlockForm), again at
+/// each recompute (the conversion keeps their block pattern, which the
+/// recompute checks). A_c keeps its pattern; recompute() writes new values
+/// into it.
 template <class T>
-class ExpandedBlockCoarseProduct final : public CoarseProduct<T> {
+class BlockedCoarseProduct final : public CoarseProduct<T> {
  public:
-  ExpandedBlockCoarseProduct(const LevelOperator<T>& R, const LevelOperator<T>& A,
-                             const LevelOperator<T>& P, int row_block, int col_block) {
+  BlockedCoarseProduct(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                       const LevelOperator<T>& P) {
     const char* who = "Galerkin product (block)";
-    const ScalarForm<T> r(R, who), a(A, who), p(P, who);
-    product_.emplace(*r.matrix, *a.matrix, *p.matrix);
-    Ac_ = std::make_shared<BsrMatrix<T>>(to_bsr(product_->result(), row_block, col_block));
-    op_ = std::make_shared<const BsrOperator<T>>(Ac_);
+    if (R.cols() != A.rows() || A.cols() != P.rows()) {
+      throw dimension_mismatch(std::string(who) + ": R is " + R.describe() + ", A is " +
+                               A.describe() + ", P is " + P.describe() +
+                               "; R A P needs R.cols() == A.rows() and A.cols() == P.rows()");
+    }
+    const InnerBlocks in = inner_blocks(R, A, P);
+    const BlockForm<T> r(R, 1, in.left, who), a(A, in.left, in.right, who), p(P, in.right, 1, who);
+    product_ = std::make_shared<GalerkinProduct<BsrMatrix<T>>>(*r.matrix, *a.matrix, *p.matrix);
+    op_ = std::make_shared<const BsrOperator<T>>(
+        std::shared_ptr<const BsrMatrix<T>>(product_, &product_->result()));
   }
   std::shared_ptr<const LevelOperator<T>> result() const override { return op_; }
   void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
                  const LevelOperator<T>& P) override {
     const char* who = "Galerkin product (block) recompute";
-    const ScalarForm<T> r(R, who), a(A, who), p(P, who);
+    const InnerBlocks in = inner_blocks(R, A, P);
+    const BlockForm<T> r(R, 1, in.left, who), a(A, in.left, in.right, who), p(P, in.right, 1, who);
     product_->recompute(*r.matrix, *a.matrix, *p.matrix);
-    const BsrMatrix<T> fresh =
-        to_bsr(product_->result(), Ac_->row_block_size(), Ac_->col_block_size());
-    require(fresh.num_blocks() == Ac_->num_blocks(),
-            "Galerkin product (block) recompute: the block pattern changed");
-    copy(fresh.values(), Ac_->values());
   }
 
  private:
-  std::optional<GalerkinProduct<CsrMatrix<T>>> product_;
-  std::shared_ptr<BsrMatrix<T>> Ac_;
+  // Holders of op_ keep the product (and so A_c) alive.
+  std::shared_ptr<GalerkinProduct<BsrMatrix<T>>> product_;
   std::shared_ptr<const BsrOperator<T>> op_;
 };
-
-template <class T>
-int row_block_of(const LevelOperator<T>& A) {
-  const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A);
-  return bsr ? bsr->matrix().row_block_size() : 1;
-}
-
-template <class T>
-int col_block_of(const LevelOperator<T>& A) {
-  const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A);
-  return bsr ? bsr->matrix().col_block_size() : 1;
-}
-
 
 template <class T>
 size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d) {
@@ -326,7 +354,7 @@ std::unique_ptr<CoarseProduct<T>> make_coarse_product(const LevelOperator<T>& R,
   if (r && a && p) {
     return std::make_unique<SpgemmCoarseProduct<T>>(r->matrix(), a->matrix(), p->matrix());
   }
-  return std::make_unique<ExpandedBlockCoarseProduct<T>>(R, A, P, row_block_of(R), col_block_of(P));
+  return std::make_unique<BlockedCoarseProduct<T>>(R, A, P);
 }
 
 template <class T>

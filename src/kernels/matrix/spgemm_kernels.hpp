@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/base/hd.hpp"
 #include "strata/core/array.hpp"
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
@@ -83,6 +84,24 @@ inline std::atomic<std::uint64_t> staging_budget{std::uint64_t{1} << 28};
 /// their times to stderr (strata::detail::spgemm_stage_timing() sets it;
 /// the benchmarks' --spgemm-stages).
 inline std::atomic<bool> stage_timing{false};
+
+/// First p in [0, n) with cols[p] >= key, cols ascending: the place of a
+/// column in a sorted row of C (both products' value passes find their
+/// entries this way; host and device).
+template <class N>
+STRATA_HD inline N find_column(const index_type* cols, N n, index_type key) {
+  N lo = 0;
+  while (n > 0) {
+    const N half = n / 2;
+    if (cols[lo + half] < key) {
+      lo += half + 1;
+      n -= half + 1;
+    } else {
+      n = half;
+    }
+  }
+  return lo;
+}
 
 // ---- single-source helpers (spgemm_kernels.ipp) ----
 

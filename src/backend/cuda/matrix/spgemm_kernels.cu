@@ -424,22 +424,6 @@ __device__ __forceinline__ void for_each_product(const Tile& tile, const Pattern
   }
 }
 
-/// First p in [0, n) with cols[p] >= key; cols ascending, key present.
-template <class N>
-__device__ __forceinline__ N find_column(const index_type* cols, N n, index_type key) {
-  N lo = 0;
-  while (n > 0) {
-    const N half = n / 2;
-    if (cols[lo + half] < key) {
-      lo += half + 1;
-      n -= half + 1;
-    } else {
-      n = half;
-    }
-  }
-  return lo;
-}
-
 /// Finds a column's entry in a sorted row by bisection.
 template <class N>
 struct SortedRow {

@@ -1,0 +1,199 @@
+// Entry points of the blocked sparse products: operands are checked here,
+// once; the symbolic phase is the CSR product's kernels on the block
+// patterns, the numeric phase the blocked kernel, both where A lives.
+
+#include "strata/matrix/bsr_spgemm.hpp"
+
+#include <string>
+#include <utility>
+
+#include "core/sparse_product_checks.hpp"
+#include "kernels/matrix/bsr_spgemm_kernels.hpp"
+#include "kernels/matrix/spgemm_kernels.hpp"
+
+namespace strata {
+
+namespace {
+
+template <class T>
+kernels::spgemm::Pattern block_pattern_of(const BsrMatrix<T>& M) {
+  return {M.block_rows(), M.block_cols(), M.num_blocks(), M.row_ptr().data(), M.col_idx().data()};
+}
+
+template <class T>
+std::string describe_blocks(const char* name, const BsrMatrix<T>& M) {
+  return std::string(name) + " is " + std::to_string(M.rows()) + " x " + std::to_string(M.cols()) +
+         " (" + std::to_string(M.block_rows()) + " x " + std::to_string(M.block_cols()) +
+         " blocks of " + std::to_string(M.row_block_size()) + "x" +
+         std::to_string(M.col_block_size()) + ")";
+}
+
+template <class T>
+void check_operands(const char* who, const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
+  check_location(A.executor(), B.executor(), "B", "A");
+  if (A.cols() != B.rows()) {
+    throw dimension_mismatch(std::string(who) + ": " + describe_blocks("A", A) + " and " +
+                             describe_blocks("B", B) + "; A B needs A.cols() == B.rows()");
+  }
+  if (A.col_block_size() != B.row_block_size()) {
+    throw invalid_argument(std::string(who) + ": A has " + std::to_string(A.row_block_size()) +
+                           "x" + std::to_string(A.col_block_size()) + " blocks and B has " +
+                           std::to_string(B.row_block_size()) + "x" +
+                           std::to_string(B.col_block_size()) +
+                           " blocks; a blocked A B needs A's column block size (" +
+                           std::to_string(A.col_block_size()) + ") to equal B's row block size (" +
+                           std::to_string(B.row_block_size()) + ")");
+  }
+}
+
+/// C's block pattern and the block products that make it.
+struct BlockPattern {
+  Array<offset_type> row_ptr;
+  Array<index_type> col_idx;
+  size_type block_products = 0;
+};
+
+/// The symbolic phase: the CSR product of A's and B's block patterns, by the
+/// CSR product's own kernels (binning, hash tables, sorted rows) with unit
+/// values in single precision, which are dropped. Reusing the kernels keeps
+/// one tuned symbolic phase for both formats; the values it also computes
+/// cost one multiply-add per block product, against r m c of the blocked
+/// numeric phase.
+BlockPattern symbolic(const Executor& exec, const kernels::spgemm::Pattern& A,
+                      const kernels::spgemm::Pattern& B) {
+  return exec.visit([&](const auto& e) {
+    const Array<float> a_ones(exec, A.nnz, 1.0f), b_ones(exec, B.nnz, 1.0f);
+    const auto product = kernels::spgemm::multiply(e, A, a_ones.data(), B, b_ones.data());
+    return BlockPattern{product.C.row_ptr().clone(), product.C.col_idx().clone(), product.products};
+  });
+}
+
+/// C's values from A's and B's on C's block pattern.
+template <class T>
+void blocked_numeric(const BsrMatrix<T>& A, const BsrMatrix<T>& B, BsrMatrix<T>& C) {
+  const kernels::bsr_spgemm::BlockShape shape{A.row_block_size(), A.col_block_size(),
+                                              B.col_block_size()};
+  C.executor().visit([&](const auto& e) {
+    kernels::bsr_spgemm::numeric(e, shape, block_pattern_of(A), A.values().data(),
+                                 block_pattern_of(B), B.values().data(), block_pattern_of(C),
+                                 C.values().data());
+  });
+}
+
+/// C = A B (checked operands), with the block products it took.
+template <class T>
+std::pair<BsrMatrix<T>, size_type> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
+  const Executor& exec = A.executor();
+  BlockPattern pattern = symbolic(exec, block_pattern_of(A), block_pattern_of(B));
+  const size_type blocks = pattern.col_idx.size();
+  const size_type block = static_cast<size_type>(A.row_block_size()) * B.col_block_size();
+  BsrMatrix<T> C(A.block_rows(), B.block_cols(), A.row_block_size(), B.col_block_size(),
+                 std::move(pattern.row_ptr), std::move(pattern.col_idx),
+                 Array<T>(exec, blocks * block));
+  blocked_numeric(A, B, C);
+  return {std::move(C), pattern.block_products};
+}
+
+/// Throws invalid_argument unless M still has the block sizes and block
+/// pattern the product was built for.
+template <class T>
+void check_unchanged(const char* name, const BsrMatrix<T>& M, int row_block, int col_block,
+                     const detail::OperandPattern& expected) {
+  const char* who = "SparseProduct<BsrMatrix>::recompute";
+  if (M.row_block_size() != row_block || M.col_block_size() != col_block) {
+    throw invalid_argument(
+        std::string(who) + ": " + name + " has " + std::to_string(M.row_block_size()) + "x" +
+        std::to_string(M.col_block_size()) + " blocks; the product was built for " +
+        std::to_string(row_block) + "x" + std::to_string(col_block) +
+        " (only values may change; build a new product for new blocks)");
+  }
+  detail::check_pattern_unchanged(who, name, M.executor(), block_pattern_of(M), expected, "blocks");
+}
+
+}  // namespace
+
+template <class T>
+SparseProduct<BsrMatrix<T>>::SparseProduct(const BsrMatrix<T>& A, const BsrMatrix<T>& B)
+    : SparseProduct(A, B, false) {}
+
+template <class T>
+SparseProduct<BsrMatrix<T>>::SparseProduct(const BsrMatrix<T>& A, const BsrMatrix<T>& B,
+                                           bool trusted_b) {
+  check_operands("SparseProduct<BsrMatrix>", A, B);
+  a_ = detail::describe_pattern(A.executor(), block_pattern_of(A));
+  b_ = trusted_b  ? detail::OperandPattern{B.block_rows(), B.block_cols(), B.num_blocks(), 0}
+       : &B == &A ? a_
+                  : detail::describe_pattern(B.executor(), block_pattern_of(B));
+  inner_block_ = A.col_block_size();
+  auto [C, block_products] = multiply(A, B);
+  C_ = std::move(C);
+  block_products_ = block_products;
+  built_ = true;
+}
+
+template <class T>
+SparseProduct<BsrMatrix<T>>::~SparseProduct() = default;
+
+template <class T>
+SparseProduct<BsrMatrix<T>>::SparseProduct(SparseProduct&& other) noexcept
+    : C_(std::move(other.C_)),
+      inner_block_(other.inner_block_),
+      a_(other.a_),
+      b_(other.b_),
+      block_products_(other.block_products_),
+      built_(std::exchange(other.built_, false)) {}
+
+template <class T>
+SparseProduct<BsrMatrix<T>>& SparseProduct<BsrMatrix<T>>::operator=(
+    SparseProduct&& other) noexcept {
+  C_ = std::move(other.C_);
+  inner_block_ = other.inner_block_;
+  a_ = other.a_;
+  b_ = other.b_;
+  block_products_ = other.block_products_;
+  built_ = std::exchange(other.built_, false);
+  return *this;
+}
+
+template <class T>
+void SparseProduct<BsrMatrix<T>>::recompute(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
+  recompute_values(A, B, true, true);
+}
+
+template <class T>
+void SparseProduct<BsrMatrix<T>>::recompute_values(const BsrMatrix<T>& A, const BsrMatrix<T>& B,
+                                                   bool check_a, bool check_b) {
+  if (!built_) {
+    throw invalid_argument("SparseProduct<BsrMatrix>::recompute: this product was moved from");
+  }
+  const char* who = "the product (SparseProduct<BsrMatrix>::recompute)";
+  check_location(C_.executor(), A.executor(), "A", who);
+  check_location(C_.executor(), B.executor(), "B", who);
+  if (check_a) check_unchanged("A", A, C_.row_block_size(), inner_block_, a_);
+  if (check_b && &B == &A && b_.fingerprint == a_.fingerprint && b_.rows == a_.rows &&
+      b_.cols == a_.cols) {
+    check_b = false;  // A A: one check covers both
+  }
+  if (check_b) check_unchanged("B", B, inner_block_, C_.col_block_size(), b_);
+  if (!check_a || !check_b) {
+    // An unchecked operand is the caller's own intermediate, but its block
+    // sizes still decide how the kernel reads it.
+    require(A.row_block_size() == C_.row_block_size() && A.col_block_size() == inner_block_ &&
+                B.row_block_size() == inner_block_ && B.col_block_size() == C_.col_block_size(),
+            "SparseProduct<BsrMatrix>::recompute: the block sizes of A or B changed");
+  }
+  blocked_numeric(A, B, C_);
+}
+
+template <class T>
+BsrMatrix<T> spgemm(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
+  check_operands("spgemm", A, B);
+  return multiply(A, B).first;
+}
+
+template class SparseProduct<BsrMatrix<float>>;
+template class SparseProduct<BsrMatrix<double>>;
+template BsrMatrix<float> spgemm<float>(const BsrMatrix<float>&, const BsrMatrix<float>&);
+template BsrMatrix<double> spgemm<double>(const BsrMatrix<double>&, const BsrMatrix<double>&);
+
+}  // namespace strata
