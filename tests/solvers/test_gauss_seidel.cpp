@@ -428,7 +428,9 @@ TEST(GaussSeidelHostDefaults, MatchHypreOnTheSharedMatrices) {
     EXPECT_TRUE(info.converged()) << info.message;
     EXPECT_LE(info.iterations, limit);
     EXPECT_LE(summary.levels.back().rows, 600);
-    if (A->rows() > 2000) EXPECT_GE(summary.levels.size(), 3u);
+    if (A->rows() > 2000) {
+      EXPECT_GE(summary.levels.size(), 3u);
+    }
     EXPECT_LE(summary.operator_complexity, 2.5);
   }
 }
