@@ -10,12 +10,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "core/amg/aggregation_internal.hpp"
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/smoothed_aggregation_kernels.hpp"
 #include "strata/amg/aggregation.hpp"
+#include "strata/core/primitives.hpp"
 #include "strata/matrix/block_diagonal.hpp"
 #include "strata/matrix/transpose.hpp"
 #include "strata/solver/spectral.hpp"
@@ -171,8 +173,12 @@ struct SaLevel {
   // filter_weak: the kept blocks of A (diagonal and strong) and A_f.
   Array<std::uint8_t> keep;
   std::shared_ptr<BsrMatrix<T>> filtered;
-  // The smoothing product's plan and scratch.
-  Array<offset_type> target, tentative_block;
+  // The smoothing product's plan: target[e] = the block of P that A_f's
+  // block e adds into; by P's blocks, contrib[contrib_ptr[q] ..] lists them
+  // and p_row[q] is q's block row; W's scratch for block sizes without
+  // registers.
+  Array<offset_type> target, tentative_block, contrib_ptr, contrib;
+  Array<index_type> p_row;
   Array<T> scratch;
   // R's block r is the transpose of P's block r_source[r].
   Array<offset_type> r_source;
@@ -298,10 +304,12 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
 
     // 4. Prolongator smoothing.
     if (params_.smooth_prolongator) {
-      StageTimer clock(exec, times, "prolongator smoothing");
+      std::optional<StageTimer> clock(std::in_place, exec, times, "prolongator smoothing");
       const BsrMatrix<T>& Af = smoothing_matrix(A, state, true);
       state.dinv.emplace(BlockDiagonal<T>::inverse(Af));
-      state.omega = params_.prolongator_damping / block_jacobi_spectral_radius(Af, *state.dinv);
+      clock.reset();
+      estimate_damping(Af, state, times);
+      clock.emplace(exec, times, "prolongator smoothing");
       Array<offset_type> p_row_ptr(exec, nodes + 1);
       const size_type p_blocks = exec.visit([&](const auto& e) {
         return sak::smoothed_pattern(e, nodes, Af.row_ptr().data(), Af.col_idx().data(),
@@ -316,7 +324,24 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                            state.target.data(), state.tentative_block.data());
       });
       const size_type bk = static_cast<size_type>(b) * k;
-      state.scratch = Array<T>(exec, p_blocks * bk);
+      state.contrib_ptr = Array<offset_type>(exec, p_blocks + 1);
+      state.p_row = Array<index_type>(exec, p_blocks);
+      exec.visit([&](const auto& e) {
+        sak::contribution_counts(e, nodes, Af.row_ptr().data(), state.target.data(),
+                                 p_row_ptr.data(), state.contrib_ptr.data(), state.p_row.data());
+      });
+      const size_type contributions = exclusive_scan(state.contrib_ptr, state.contrib_ptr);
+      state.contrib = Array<offset_type>(exec, contributions);
+      {
+        Array<offset_type> cursor(exec, p_blocks);
+        exec.visit([&](const auto& e) {
+          sak::contribution_fill(e, nodes, Af.row_ptr().data(), state.target.data(),
+                                 p_row_ptr.data(), state.contrib_ptr.data(), cursor.data(),
+                                 state.contrib.data());
+        });
+      }
+      const bool registers = b == 1 || b == 2 || b == 3 || b == 6;  // smoothed_values' sizes
+      state.scratch = Array<T>(exec, registers ? 0 : p_blocks * bk);
       state.P = std::make_shared<BsrMatrix<T>>(nodes, count, b, k, std::move(p_row_ptr),
                                                std::move(p_col_idx), Array<T>(exec, p_blocks * bk));
       smooth(Af, state);
@@ -354,7 +379,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     if (!params_.smooth_prolongator) return;  // P_tent does not depend on A's values
     const BsrMatrix<T>& A = block_matrix(level_A, level, state);
     const Executor& exec = level_A.executor();  // outlives a converted A
-    StageTimer clock(exec, times, "prolongator smoothing");
+    std::optional<StageTimer> clock(std::in_place, exec, times, "prolongator smoothing");
     if (A.num_blocks() != state.keep.size() || A.block_rows() != state.tentative.block_rows()) {
       throw invalid_argument("smoothed aggregation: refresh of level " + std::to_string(level) +
                              " with " + std::to_string(A.num_blocks()) + " blocks in " +
@@ -364,7 +389,9 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     }
     const BsrMatrix<T>& Af = smoothing_matrix(A, state, false);
     state.dinv->recompute(Af);
-    state.omega = params_.prolongator_damping / block_jacobi_spectral_radius(Af, *state.dinv);
+    clock.reset();
+    estimate_damping(Af, state, times);
+    clock.emplace(exec, times, "prolongator smoothing");
     smooth(Af, state);
     BsrMatrix<T>& R = *state.R;
     exec.visit([&](const auto& e) {
@@ -485,16 +512,23 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     return Af;
   }
 
+  /// omega = damping / rho(D^-1 A_f), timed as a stage of its own: the
+  /// estimate's reductions make it the latency-bound part of the smoothing.
+  void estimate_damping(const BsrMatrix<T>& Af, SaLevel<T>& state, StageTimes& times) const {
+    StageTimer clock(Af.executor(), times, "prolongator damping rho");
+    state.omega = params_.prolongator_damping / block_jacobi_spectral_radius(Af, *state.dinv);
+  }
+
   /// P's values: (I - omega D^-1 A_f) P_tent on the kept plan.
   void smooth(const BsrMatrix<T>& Af, SaLevel<T>& state) const {
     const Executor& exec = Af.executor();
     BsrMatrix<T>& P = *state.P;
     const BsrMatrix<T>& Pt = state.tentative;
     exec.visit([&](const auto& e) {
-      sak::smoothed_values(e, Af.block_rows(), Af.row_block_size(), P.col_block_size(),
-                           Af.row_ptr().data(), Af.col_idx().data(), Af.values().data(),
-                           state.target.data(), Pt.row_ptr().data(), Pt.values().data(),
-                           state.dinv->values().data(), T(state.omega), P.row_ptr().data(),
+      sak::smoothed_values(e, P.num_blocks(), Af.row_block_size(), P.col_block_size(),
+                           Af.col_idx().data(), Af.values().data(), state.contrib_ptr.data(),
+                           state.contrib.data(), state.p_row.data(), Pt.row_ptr().data(),
+                           Pt.values().data(), state.dinv->values().data(), T(state.omega),
                            state.tentative_block.data(), state.scratch.data(),
                            P.values().data());
     });

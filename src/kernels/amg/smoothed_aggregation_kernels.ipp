@@ -315,48 +315,134 @@ void smoothed_plan(const Exec& exec, size_type block_rows, const offset_type* a_
   });
 }
 
-template <class Exec, class T>
-void smoothed_values(const Exec& exec, size_type block_rows, int b, int k,
-                     const offset_type* a_row_ptr, const index_type* a_col_idx,
-                     const T* a_values, const offset_type* target, const offset_type* t_row_ptr,
-                     const T* t_values, const T* dinv, T omega, const offset_type* p_row_ptr,
-                     const offset_type* tentative, T* scratch, T* p_values) {
-  const size_type bb = static_cast<size_type>(b) * b;
-  const size_type bk = static_cast<size_type>(b) * k;
-  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
-    const offset_type p_begin = p_row_ptr[I], p_end = p_row_ptr[I + 1];
-    for (size_type t = p_begin * bk; t < p_end * bk; ++t) scratch[t] = T{0};
-    // W = A_f P_tent, row I: each block A_IJ T_J into its block of P's row.
-    for (offset_type e = a_row_ptr[I]; e < a_row_ptr[I + 1]; ++e) {
-      if (target[e] < 0) continue;
-      const index_type J = a_col_idx[e];
-      const T* A = a_values + e * bb;
-      const T* TJ = t_values + t_row_ptr[J] * bk;
-      T* W = scratch + target[e] * bk;
-      for (int r = 0; r < b; ++r) {
-        for (int c = 0; c < k; ++c) {
-          T sum = W[r * k + c];
-          for (int s = 0; s < b; ++s) sum = add(sum, mul(A[r * b + s], TJ[s * k + c]));
-          W[r * k + c] = sum;
-        }
-      }
+template <class Exec>
+void contribution_counts(const Exec& exec, size_type block_rows, const offset_type* a_row_ptr,
+                         const offset_type* target, const offset_type* p_row_ptr,
+                         offset_type* counts, index_type* p_row) {
+  // One thread per block row: the blocks q of P's row I receive only from
+  // A_f's row I, so the counts need no atomics. The extra last thread ends
+  // the counts with the 0 that the scan turns into the total.
+  parallel_for(exec, block_rows + 1, [=] STRATA_HD(size_type I) {
+    if (I == block_rows) {
+      counts[p_row_ptr[block_rows]] = 0;
+      return;
     }
-    // P = P_tent - omega D^-1 W.
-    const T* D = dinv + I * bb;
-    for (offset_type q = p_begin; q < p_end; ++q) {
-      const T* W = scratch + q * bk;
-      const T* TI = q == tentative[I] ? t_values + t_row_ptr[I] * bk : nullptr;
-      T* P = p_values + q * bk;
-      for (int r = 0; r < b; ++r) {
-        for (int c = 0; c < k; ++c) {
-          T dw{0};
-          for (int s = 0; s < b; ++s) dw = add(dw, mul(D[r * b + s], W[s * k + c]));
-          const T base = TI != nullptr ? TI[r * k + c] : T{0};
-          P[r * k + c] = add(base, -mul(omega, dw));
-        }
-      }
+    for (offset_type q = p_row_ptr[I]; q < p_row_ptr[I + 1]; ++q) {
+      counts[q] = 0;
+      p_row[q] = static_cast<index_type>(I);
+    }
+    for (offset_type e = a_row_ptr[I]; e < a_row_ptr[I + 1]; ++e) {
+      if (target[e] >= 0) ++counts[target[e]];
     }
   });
+}
+
+template <class Exec>
+void contribution_fill(const Exec& exec, size_type block_rows, const offset_type* a_row_ptr,
+                       const offset_type* target, const offset_type* p_row_ptr,
+                       const offset_type* contrib_ptr, offset_type* cursor,
+                       offset_type* contrib) {
+  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
+    for (offset_type q = p_row_ptr[I]; q < p_row_ptr[I + 1]; ++q) cursor[q] = contrib_ptr[q];
+    for (offset_type e = a_row_ptr[I]; e < a_row_ptr[I + 1]; ++e) {
+      if (target[e] >= 0) contrib[cursor[target[e]]++] = e;
+    }
+  });
+}
+
+namespace detail {
+
+/// Column c of P's block q, with W's column c in w (w(r) is its entry r:
+/// registers for a compiled block size, P's scratch otherwise). The sums
+/// run over the contributions in ascending A_f order and over s in order,
+/// as one block row at a time would add them, so every block size and
+/// executor gives the same bits.
+template <class T, class W>
+STRATA_HD void smoothed_column(size_type q, int c, int b, int k, const index_type* a_col_idx,
+                               const T* a_values, const offset_type* contrib_ptr,
+                               const offset_type* contrib, const index_type* p_row,
+                               const offset_type* t_row_ptr, const T* t_values, const T* dinv,
+                               T omega, const offset_type* tentative, W&& w, T* p_values) {
+  const size_type bb = static_cast<size_type>(b) * b;
+  const size_type bk = static_cast<size_type>(b) * k;
+  for (int r = 0; r < b; ++r) w(r) = T{0};
+  for (offset_type x = contrib_ptr[q]; x < contrib_ptr[q + 1]; ++x) {
+    const offset_type e = contrib[x];
+    const T* A = a_values + e * bb;
+    const T* TJ = t_values + t_row_ptr[a_col_idx[e]] * bk + c;
+    for (int r = 0; r < b; ++r) {
+      T sum = w(r);
+      for (int s = 0; s < b; ++s) sum = add(sum, mul(A[r * b + s], TJ[s * k]));
+      w(r) = sum;
+    }
+  }
+  const index_type I = p_row[q];
+  const T* D = dinv + I * bb;
+  const T* TI = static_cast<offset_type>(q) == tentative[I] ? t_values + t_row_ptr[I] * bk + c
+                                                            : nullptr;
+  T* P = p_values + q * bk + c;
+  for (int r = 0; r < b; ++r) {
+    T dw{0};
+    for (int s = 0; s < b; ++s) dw = add(dw, mul(D[r * b + s], w(s)));
+    const T base = TI != nullptr ? TI[r * k] : T{0};
+    P[r * k] = add(base, -mul(omega, dw));
+  }
+}
+
+template <int B, class Exec, class T>
+void smoothed_values_fixed(const Exec& exec, size_type p_blocks, int k,
+                           const index_type* a_col_idx, const T* a_values,
+                           const offset_type* contrib_ptr, const offset_type* contrib,
+                           const index_type* p_row, const offset_type* t_row_ptr,
+                           const T* t_values, const T* dinv, T omega,
+                           const offset_type* tentative, T* p_values) {
+  parallel_for(exec, p_blocks * k, [=] STRATA_HD(size_type t) {
+    T w[B];
+    smoothed_column(
+        t / k, static_cast<int>(t % k), B, k, a_col_idx, a_values, contrib_ptr, contrib, p_row,
+        t_row_ptr, t_values, dinv, omega, tentative, [&](int r) -> T& { return w[r]; },
+        p_values);
+  });
+}
+
+}  // namespace detail
+
+template <class Exec, class T>
+void smoothed_values(const Exec& exec, size_type p_blocks, int b, int k,
+                     const index_type* a_col_idx, const T* a_values,
+                     const offset_type* contrib_ptr, const offset_type* contrib,
+                     const index_type* p_row, const offset_type* t_row_ptr, const T* t_values,
+                     const T* dinv, T omega, const offset_type* tentative, T* scratch,
+                     T* p_values) {
+  switch (b) {
+    case 1:
+      return detail::smoothed_values_fixed<1>(exec, p_blocks, k, a_col_idx, a_values,
+                                              contrib_ptr, contrib, p_row, t_row_ptr, t_values,
+                                              dinv, omega, tentative, p_values);
+    case 2:
+      return detail::smoothed_values_fixed<2>(exec, p_blocks, k, a_col_idx, a_values,
+                                              contrib_ptr, contrib, p_row, t_row_ptr, t_values,
+                                              dinv, omega, tentative, p_values);
+    case 3:
+      return detail::smoothed_values_fixed<3>(exec, p_blocks, k, a_col_idx, a_values,
+                                              contrib_ptr, contrib, p_row, t_row_ptr, t_values,
+                                              dinv, omega, tentative, p_values);
+    case 6:
+      return detail::smoothed_values_fixed<6>(exec, p_blocks, k, a_col_idx, a_values,
+                                              contrib_ptr, contrib, p_row, t_row_ptr, t_values,
+                                              dinv, omega, tentative, p_values);
+    default: {
+      const size_type bk = static_cast<size_type>(b) * k;
+      parallel_for(exec, p_blocks * k, [=] STRATA_HD(size_type t) {
+        const size_type q = t / k;
+        const int c = static_cast<int>(t % k);
+        T* wq = scratch + q * bk + c;  // column c of W's block q: this thread's alone
+        detail::smoothed_column(
+            q, c, b, k, a_col_idx, a_values, contrib_ptr, contrib, p_row, t_row_ptr, t_values,
+            dinv, omega, tentative, [=](int r) -> T& { return wq[r * k]; }, p_values);
+      });
+    }
+  }
 }
 
 // ------------------------------------------------------------ 5. restriction
