@@ -38,6 +38,7 @@
 
 #include "bench_timing.hpp"
 #include "hypre_peer.hpp"
+#include "resetup_timing.hpp"
 #include "smoother_option.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
@@ -161,20 +162,9 @@ Result run(const std::string& problem, const std::shared_ptr<const CsrMatrix<dou
   axpby(1.0, b, -1.0, res);
   r.relative_residual = norm2(res) / norm2(b);
   // Value-only resetup (same values: the Newton-step path).
-  r.resetup = std::numeric_limits<double>::infinity();
-  for (int rep = 0; rep <= o.repeat; ++rep) {
-    exec.synchronize();
-    const auto t0 = Clock::now();
-    H->resetup();
-    exec.synchronize();
-    if (rep > 0) r.resetup = std::min(r.resetup, seconds_since(t0));
-  }
-  // Stage times of one resetup: the growth of the hierarchy's stage sums.
-  for (const auto& [stage, s] : H->summary().setup_stage_seconds) {
-    const auto before = r.stages.find(stage);
-    const double delta = s - (before == r.stages.end() ? 0.0 : before->second);
-    if (delta > 0) r.resetup_stages[stage] = delta / (o.repeat + 1);
-  }
+  const bench::ResetupTiming resetup = bench::time_resetup(exec, *H, o.repeat, r.stages);
+  r.resetup = resetup.seconds;
+  r.resetup_stages = resetup.stages;
   return r;
 }
 

@@ -39,6 +39,7 @@
 
 #include "bench_timing.hpp"
 #include "hypre_peer.hpp"
+#include "resetup_timing.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/amg/smoothed_aggregation.hpp"
@@ -165,21 +166,10 @@ Result run(const gallery::ElasticityProblem& problem, size_type n,
   Vector<double> res(exec, op->rows());
   op->residual(b, x, res);
   r.relative_residual = norm2(res) / norm2(b);
-  r.resetup = std::numeric_limits<double>::infinity();
-  for (int rep = 0; rep <= o.repeat; ++rep) {
-    exec.synchronize();
-    const auto t0 = Clock::now();
-    H->resetup();
-    exec.synchronize();
-    if (rep > 0) r.resetup = std::min(r.resetup, seconds_since(t0));
-  }
-  // One resetup's stages: the growth of the stage sums over the repeat + 1
-  // resetups.
-  for (const auto& [stage, s] : H->summary().setup_stage_seconds) {
-    const auto before = r.stages.find(stage);
-    const double delta = s - (before == r.stages.end() ? 0.0 : before->second);
-    if (delta > 0) r.resetup_stages[stage] = delta / (o.repeat + 1);
-  }
+  // Value-only resetup (same values: the Newton-step path).
+  const bench::ResetupTiming resetup = bench::time_resetup(exec, *H, o.repeat, r.stages);
+  r.resetup = resetup.seconds;
+  r.resetup_stages = resetup.stages;
   return r;
 }
 
