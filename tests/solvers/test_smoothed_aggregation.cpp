@@ -377,6 +377,53 @@ TEST(SmoothedAggregation, SmoothedProlongatorIsTheDampedBlockJacobiStepOfTheTent
   EXPECT_LT(omega * rho, 4.0 / 3.0 * 1.15);
 }
 
+/// A block size without a register path (4: W lives in scratch) gives the
+/// same damped block-Jacobi step: P - P_tent = -omega D^-1 A P_tent with
+/// one omega, D^-1 from BlockDiagonal (tested on its own).
+TEST(SmoothedAggregation, SmoothedProlongatorWithAGenericBlockSize) {
+  const CsrMatrix<double> A = gallery::poisson2d(Executor::host(), 8, 8);  // 16 blocks of 4x4
+  const BsrMatrix<double> Ab = to_bsr(A, 4);
+  const size_type n = A.rows();
+  auto build = [&](bool smooth) {
+    return std::make_unique<Hierarchy<double>>(
+        bsr_level(A, 4), amg::make_smoothed_aggregation_coarsening<double>(
+                             {.smooth_prolongator = smooth}),
+        HierarchyParams{.max_levels = 2, .coarse_size = 1});
+  };
+  const auto Ht = build(false), Hs = build(true);
+  ASSERT_EQ(Hs->level_interpolation_operator(0).kind(), "BSR 4x4");
+  const auto T = dense(Ht->level_interpolation_operator(0));
+  const auto P = dense(Hs->level_interpolation_operator(0));
+  const size_type m = Ht->level_interpolation_operator(0).cols();
+  ASSERT_EQ(m, Hs->level_interpolation_operator(0).cols());
+  const auto Ad = dense(CsrOperator<double>(test::shared(A)));
+  const auto Dinv = BlockDiagonal<double>::inverse(Ab).values().to_vector();
+  std::vector<double> X(n * m, 0.0);
+  for (size_type c = 0; c < m; ++c) {
+    std::vector<double> ax(n, 0.0);
+    for (size_type j = 0; j < n; ++j)
+      for (size_type i = 0; i < n; ++i) ax[i] += Ad[i + j * n] * T[j + c * n];
+    for (size_type i = 0; i < n; ++i) {
+      const size_type I = i / 4, r = i % 4;
+      for (int s2 = 0; s2 < 4; ++s2) X[i + c * n] += Dinv[I * 16 + r * 4 + s2] * ax[4 * I + s2];
+    }
+  }
+  double xx = 0, dx = 0;
+  for (size_type t = 0; t < n * m; ++t) {
+    xx += X[t] * X[t];
+    dx += (P[t] - T[t]) * X[t];
+  }
+  ASSERT_GT(xx, 0.0);
+  const double omega = -dx / xx;
+  double misfit = 0, scale = 0;
+  for (size_type t = 0; t < n * m; ++t) {
+    misfit = std::max(misfit, std::abs(P[t] - T[t] + omega * X[t]));
+    scale = std::max(scale, std::abs(P[t]));
+  }
+  EXPECT_GT(omega, 0.0);
+  EXPECT_LT(misfit, 1e-12 * scale);
+}
+
 // ---------------------------------------------------------- convergence
 
 /// PCG + SA V-cycle on elasticity3d with its rigid-body modes, smoothed by
