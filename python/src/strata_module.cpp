@@ -507,17 +507,16 @@ class Solver {
     }
     check_same_place(A_.executor(), A_new.executor(), "A_new", "A");
     nb::gil_scoped_release unlocked;
-    auto* hierarchy = dynamic_cast<amg::Hierarchy<T>*>(preconditioner_.get());
-    const bool values_only = same_pattern && A_new.kind() == A_.kind() && hierarchy &&
-                             hierarchy->params().keep_resetup_data;
+    const bool same_kind = A_new.kind() == A_.kind();
     A_ = A_new;
-    if (values_only) {
+    if (same_pattern && same_kind) {
       const auto start = std::chrono::steady_clock::now();
       op_ = operator_of(A_);
-      hierarchy->resetup(op_);
-      A_.executor().synchronize();
-      setup_seconds_ = seconds_since(start);
-      return "values";
+      if (config::resetup_preconditioner<T>(preconditioner_.get(), op_)) {
+        A_.executor().synchronize();
+        setup_seconds_ = seconds_since(start);
+        return "values";
+      }
     }
     build();
     return "full";

@@ -253,16 +253,12 @@ strata_status strata_solver_resetup(strata_solver solver) {
   const char* fn = "strata_solver_resetup";
   return guarded(fn, [&] {
     require_pointer(solver, "solver", fn);
-    auto* hierarchy = dynamic_cast<amg::Hierarchy<double>*>(solver->preconditioner.get());
-    if (hierarchy && hierarchy->params().keep_resetup_data) {
-      if (solver->op->kind() == "CSR") {
-        hierarchy->resetup();  // the operator shares A, whose values changed in place
-      } else {
-        // The blocked copy is remade from A's new values (same pattern).
-        solver->op = config::level_operator<double>(solver->config, solver->A);
-        hierarchy->resetup(solver->op);
-      }
-    } else {
+    // A CSR operator shares A, whose values changed in place; a blocked
+    // copy is remade from A's new values (same pattern).
+    if (solver->op->kind() != "CSR") {
+      solver->op = config::level_operator<double>(solver->config, solver->A);
+    }
+    if (!config::resetup_preconditioner<double>(solver->preconditioner.get(), solver->op)) {
       build_preconditioner(*solver);
     }
   });

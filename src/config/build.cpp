@@ -534,6 +534,17 @@ std::vector<int> missing_translations(const std::vector<Vector<T>>& B, int block
   return missing;
 }
 
+template <class T>
+bool resetup_preconditioner(LinearOperator<T>* preconditioner,
+                            std::shared_ptr<const LevelOperator<T>> A) {
+  auto* hierarchy = dynamic_cast<amg::Hierarchy<T>*>(preconditioner);
+  if (hierarchy == nullptr || !hierarchy->params().keep_resetup_data) return false;
+  hierarchy->resetup(std::move(A));
+  return true;
+}
+
+template bool resetup_preconditioner<double>(LinearOperator<double>*,
+                                            std::shared_ptr<const LevelOperator<double>>);
 template std::shared_ptr<const LevelOperator<double>> level_operator<double>(
     const SolverConfig&, std::shared_ptr<const CsrMatrix<double>>);
 template std::vector<Vector<double>> with_translations<double>(std::vector<Vector<double>>,

@@ -337,6 +337,17 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
                                                        std::shared_ptr<const LevelOperator<T>> A,
                                                        std::vector<Vector<T>> near_null_space = {});
 
+/// The front ends' resetup rule, in one place: when `preconditioner` is an
+/// AMG hierarchy that kept its resetup data
+/// (preconditioner.amg.keep_resetup_data), a value-only resetup for A (the
+/// same kind and pattern as its operator, new values; it replaces the one
+/// held), and true. Otherwise nothing is done and false says to build a
+/// new preconditioner (make_preconditioner). A null preconditioner gives
+/// false.
+template <class T>
+bool resetup_preconditioner(LinearOperator<T>* preconditioner,
+                            std::shared_ptr<const LevelOperator<T>> A);
+
 /// The same for a CSR matrix (shared, not copied unless level_operator()
 /// makes the blocked copy that smoothed aggregation with block_size > 1
 /// needs; a front end that also solves with A should call level_operator()
