@@ -317,9 +317,9 @@ TEST(KrylovLimits, RestartAndTruncationAreCappedByTheUnknowns) {
   // 100001 x 100000 Hessenberg matrix; capped at 10 it needs a few kB.
   const auto h = Executor::host();
   const CsrOperator<double> op(test::shared(gallery::poisson2d(h, 2, 5)));
-  for (const KrylovMethod& method : {KrylovMethod{Gmres{.restart = 100000}},
-                                     KrylovMethod{Fgmres{.restart = 100000}},
-                                     KrylovMethod{Fcg{.truncation = 100000}}}) {
+  for (const KrylovMethod& method : {KrylovMethod{Gmres{.params = {}, .restart = 100000}},
+                                     KrylovMethod{Fgmres{.params = {}, .restart = 100000}},
+                                     KrylovMethod{Fcg{.params = {}, .truncation = 100000}}}) {
     Vector<double> b(h, 10, 1.0), x(h, 10, 0.0);
     h.reset_peak_memory();
     const std::size_t before = h.memory_stats().in_use;
