@@ -38,7 +38,7 @@
 
 #include "bench_timing.hpp"
 #include "hypre_peer.hpp"
-#include "resetup_timing.hpp"
+#include "amg_timing.hpp"
 #include "smoother_option.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/amg.hpp"
@@ -127,15 +127,9 @@ Result run(const std::string& problem, const std::shared_ptr<const CsrMatrix<dou
   r.nnz = A.nnz();
   // Setup: a warm-up, then the best of `repeat`.
   std::unique_ptr<amg::Hierarchy<double>> H;
-  r.setup = std::numeric_limits<double>::infinity();
-  for (int rep = 0; rep <= o.repeat; ++rep) {
-    H.reset();
-    exec.synchronize();
-    const auto t0 = Clock::now();
-    H = std::make_unique<amg::Hierarchy<double>>(shared_A, c.coarsening(), c.params);
-    exec.synchronize();
-    if (rep > 0) r.setup = std::min(r.setup, seconds_since(t0));
-  }
+  r.setup = bench::time_setup(exec, o.repeat, H, [&] {
+    return std::make_unique<amg::Hierarchy<double>>(shared_A, c.coarsening(), c.params);
+  });
   const auto summary = H->summary();
   r.levels = H->num_levels();
   r.operator_complexity = summary.operator_complexity;

@@ -39,7 +39,7 @@
 
 #include "bench_timing.hpp"
 #include "hypre_peer.hpp"
-#include "resetup_timing.hpp"
+#include "amg_timing.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/amg/smoothed_aggregation.hpp"
@@ -130,15 +130,9 @@ Result run(const gallery::ElasticityProblem& problem, size_type n,
   r.n = n;
   r.rows = op->rows();
   std::unique_ptr<amg::Hierarchy<double>> H;
-  r.setup = std::numeric_limits<double>::infinity();
-  for (int rep = 0; rep <= o.repeat; ++rep) {
-    H.reset();
-    exec.synchronize();
-    const auto t0 = Clock::now();
-    H = std::make_unique<amg::Hierarchy<double>>(op, c.coarsening(problem), c.params);
-    exec.synchronize();
-    if (rep > 0) r.setup = std::min(r.setup, seconds_since(t0));
-  }
+  r.setup = bench::time_setup(exec, o.repeat, H, [&] {
+    return std::make_unique<amg::Hierarchy<double>>(op, c.coarsening(problem), c.params);
+  });
   const auto summary = H->summary();
   r.levels = H->num_levels();
   r.operator_complexity = summary.operator_complexity;

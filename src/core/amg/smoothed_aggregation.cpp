@@ -173,11 +173,11 @@ struct SaLevel {
   // filter_weak: the kept blocks of A (diagonal and strong) and A_f.
   Array<std::uint8_t> keep;
   std::shared_ptr<BsrMatrix<T>> filtered;
-  // The smoothing product's plan: target[e] = the block of P that A_f's
-  // block e adds into; by P's blocks, contrib[contrib_ptr[q] ..] lists them
-  // and p_row[q] is q's block row; W's scratch for block sizes without
-  // registers.
-  Array<offset_type> target, tentative_block, contrib_ptr, contrib;
+  // The smoothing product's plan, by P's blocks: contrib[contrib_ptr[q] ..]
+  // lists the blocks of A_f that add into block q, p_row[q] is q's block
+  // row, tentative_block[I] the block of row I holding P_tent's; W's
+  // scratch for block sizes without registers.
+  Array<offset_type> tentative_block, contrib_ptr, contrib;
   Array<index_type> p_row;
   Array<T> scratch;
   // R's block r is the transpose of P's block r_source[r].
@@ -316,18 +316,20 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                                      state.aggregates.aggregate.data(), p_row_ptr.data());
       });
       Array<index_type> p_col_idx(exec, p_blocks);
-      state.target = Array<offset_type>(exec, Af.num_blocks());
+      // target[e]: the block of P that A_f's block e adds into (only needed
+      // to build the plan by P's blocks).
+      Array<offset_type> target(exec, Af.num_blocks());
       state.tentative_block = Array<offset_type>(exec, nodes);
       exec.visit([&](const auto& e) {
         sak::smoothed_plan(e, nodes, Af.row_ptr().data(), Af.col_idx().data(),
                            state.aggregates.aggregate.data(), p_row_ptr.data(), p_col_idx.data(),
-                           state.target.data(), state.tentative_block.data());
+                           target.data(), state.tentative_block.data());
       });
       const size_type bk = static_cast<size_type>(b) * k;
       state.contrib_ptr = Array<offset_type>(exec, p_blocks + 1);
       state.p_row = Array<index_type>(exec, p_blocks);
       exec.visit([&](const auto& e) {
-        sak::contribution_counts(e, nodes, Af.row_ptr().data(), state.target.data(),
+        sak::contribution_counts(e, nodes, Af.row_ptr().data(), target.data(),
                                  p_row_ptr.data(), state.contrib_ptr.data(), state.p_row.data());
       });
       const size_type contributions = exclusive_scan(state.contrib_ptr, state.contrib_ptr);
@@ -335,13 +337,12 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       {
         Array<offset_type> cursor(exec, p_blocks);
         exec.visit([&](const auto& e) {
-          sak::contribution_fill(e, nodes, Af.row_ptr().data(), state.target.data(),
+          sak::contribution_fill(e, nodes, Af.row_ptr().data(), target.data(),
                                  p_row_ptr.data(), state.contrib_ptr.data(), cursor.data(),
                                  state.contrib.data());
         });
       }
-      const bool registers = b == 1 || b == 2 || b == 3 || b == 6;  // smoothed_values' sizes
-      state.scratch = Array<T>(exec, registers ? 0 : p_blocks * bk);
+      state.scratch = Array<T>(exec, sak::smoothed_values_in_registers(b) ? 0 : p_blocks * bk);
       state.P = std::make_shared<BsrMatrix<T>>(nodes, count, b, k, std::move(p_row_ptr),
                                                std::move(p_col_idx), Array<T>(exec, p_blocks * bk));
       smooth(Af, state);

@@ -146,6 +146,12 @@ void contribution_fill(const Exec& exec, size_type block_rows, const offset_type
                        const offset_type* contrib_ptr, offset_type* cursor,
                        offset_type* contrib);
 
+/// Whether smoothed_values keeps W in registers for block size b (the
+/// cases of its switch); otherwise it needs `scratch`.
+constexpr bool smoothed_values_in_registers(int b) {
+  return b == 1 || b == 2 || b == 3 || b == 6;
+}
+
 /// P's values on the plan, one thread per column c of a block q of P:
 ///   W_q = sum over e in contrib[q] of A_f(I, J_e) T_J   (ascending e),
 ///   P_q = T_I (when q = tentative[I]) - omega D_I^-1 W_q,

@@ -1,14 +1,33 @@
 #pragma once
-// The AMG benchmarks' value-only resetup measurement: the best of several
-// resetups after a warm-up, and what one of them spent per setup stage.
+// The AMG benchmarks' setup and value-only resetup measurements: the best
+// of several runs after a warm-up, and what one resetup spent per stage.
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 #include "bench_timing.hpp"
 #include "strata/amg/amg.hpp"
 
 namespace strata::bench {
+
+/// `repeat` + 1 setups (the first a warm-up), each into H after the
+/// previous hierarchy is freed (outside the timing); returns the best time.
+/// `make` returns a new hierarchy.
+template <class Make>
+double time_setup(const Executor& exec, int repeat, std::unique_ptr<amg::Hierarchy<double>>& H,
+                  Make&& make) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep <= repeat; ++rep) {
+    H.reset();
+    exec.synchronize();
+    const auto t0 = Clock::now();
+    H = make();
+    exec.synchronize();
+    if (rep > 0) best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
 
 struct ResetupTiming {
   double seconds = 0;        // best of `repeat`
