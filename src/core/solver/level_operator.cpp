@@ -295,6 +295,34 @@ BlockDiagonal<T> BsrOperator<T>::block_diagonal(BlockDiagonalKind kind) const {
 }
 
 template <class T>
+void BsrOperator<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
+                                  Vector<T>& x) const {
+  const BsrMatrix<T>& A = *A_;
+  const Executor& exec = A.executor();
+  check_location(exec, d.executor(), "d", "A");
+  check_sweep_locations(exec, b, x0, x);
+  if (A.rows() != A.cols() || d.size() != A.rows() || b.size() != A.rows() ||
+      x0.size() != A.rows() || x.size() != A.rows()) {
+    throw dimension_mismatch("jacobi_sweep: A is " + kind() + ", d, b, x0 and x have " +
+                             std::to_string(d.size()) + ", " + std::to_string(b.size()) + ", " +
+                             std::to_string(x0.size()) + " and " + std::to_string(x.size()) +
+                             " entries");
+  }
+  require(x0.data() != x.data() || x.size() == 0,
+          "jacobi_sweep: x0 and x must be in separate storage");
+  const int bs = diagonal_block_size();
+  if (bs == 0 || !kernels::bsr::has_fast_path(bs, bs)) {
+    LevelOperator<T>::jacobi_sweep(d, b, x0, x);
+    return;
+  }
+  exec.visit([&](const auto& e) {
+    kernels::bsr::diagonal_sweep(e, A.block_rows(), A.num_blocks(), bs, A.row_ptr().data(),
+                                 A.col_idx().data(), A.values().data(), d.data(), b.data(),
+                                 x0.data(), x.data());
+  });
+}
+
+template <class T>
 void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega,
                                         const Vector<T>& b, const Vector<T>& x0,
                                         Vector<T>& x) const {

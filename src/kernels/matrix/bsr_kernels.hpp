@@ -54,6 +54,21 @@ void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_bloc
                   const offset_type* row_ptr, const index_type* col_idx, const T* values,
                   const T* inverse, T omega, const T* rhs, const T* x0, T* x);
 
+/// One scalar Jacobi sweep, the SpMV with another epilogue, for the same
+/// square block sizes: x = x0 + d .* (rhs - A x0), d one entry per scalar
+/// row (the l1 or plain inverted diagonal of the scalar smoothers run on a
+/// block matrix). The residuals are summed as in jacobi_sweep; x, x0 and
+/// rhs distinct.
+template <class Exec, class T>
+void diagonal_sweep(const Exec& exec, size_type block_rows, size_type num_blocks, int b,
+                    const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                    const T* d, const T* rhs, const T* x0, T* x);
+/// The same on the GPU, with spmv's tuned kernel (backend/cuda/matrix/bsr_kernels.cu).
+template <class T>
+void diagonal_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
+                    const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                    const T* d, const T* rhs, const T* x0, T* x);
+
 /// Returns I * 8 + code (kernels::csr::CsrDefect) of the first defective
 /// block row I, or -1 when the matrix is well formed: row_ptr in [0,
 /// num_blocks] and non-decreasing, block columns in [0, block_cols) without

@@ -53,20 +53,30 @@ void spmv_generic(const Exec& exec, size_type block_rows, int r, int c, const of
   });
 }
 
+/// sum = block row I of A times x (B x B blocks), each row summed over the
+/// blocks in order, then the columns of the block: the sweeps' residuals.
+template <int B, class T>
+STRATA_HD inline void block_row_times(size_type I, const offset_type* row_ptr,
+                                      const index_type* col_idx, const T* values, const T* x,
+                                      T (&sum)[B]) {
+  for (int a = 0; a < B; ++a) sum[a] = T{0};
+  for (offset_type k = row_ptr[I]; k < row_ptr[I + 1]; ++k) {
+    const T* v = values + k * (B * B);
+    const T* xs = x + static_cast<size_type>(col_idx[k]) * B;
+    for (int a = 0; a < B; ++a) {
+      for (int j = 0; j < B; ++j) sum[a] += v[a * B + j] * xs[j];
+    }
+  }
+}
+
 /// The shared body of jacobi_sweep for a compiled block size B.
 template <int B, class Exec, class T>
 void jacobi_sweep_fixed(const Exec& exec, size_type block_rows, const offset_type* row_ptr,
                         const index_type* col_idx, const T* values, const T* inverse, T omega,
                         const T* rhs, const T* x0, T* x) {
   parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
-    T sum[B] = {};
-    for (offset_type k = row_ptr[I]; k < row_ptr[I + 1]; ++k) {
-      const T* v = values + k * (B * B);
-      const T* xs = x0 + static_cast<size_type>(col_idx[k]) * B;
-      for (int a = 0; a < B; ++a) {
-        for (int j = 0; j < B; ++j) sum[a] += v[a * B + j] * xs[j];
-      }
-    }
+    T sum[B];
+    block_row_times<B>(I, row_ptr, col_idx, values, x0, sum);
     T r[B];
     for (int a = 0; a < B; ++a) r[a] = rhs[I * B + a] - sum[a];
     const T* inv = inverse + I * (B * B);
@@ -78,22 +88,53 @@ void jacobi_sweep_fixed(const Exec& exec, size_type block_rows, const offset_typ
   });
 }
 
+/// The shared body of diagonal_sweep for a compiled block size B.
+template <int B, class Exec, class T>
+void diagonal_sweep_fixed(const Exec& exec, size_type block_rows, const offset_type* row_ptr,
+                          const index_type* col_idx, const T* values, const T* d, const T* rhs,
+                          const T* x0, T* x) {
+  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
+    T sum[B];
+    block_row_times<B>(I, row_ptr, col_idx, values, x0, sum);
+    for (int a = 0; a < B; ++a) {
+      const size_type i = I * B + a;
+      x[i] = x0[i] + d[i] * (rhs[i] - sum[a]);
+    }
+  });
+}
+
+/// f(std::integral_constant<int, b>) for a square block size b with a fast
+/// path (1, 2, 3, 4, 6; the caller checked b).
+template <class F>
+void with_square_block(int b, F&& f) {
+  using std::integral_constant;
+  if (b == 1) return f(integral_constant<int, 1>{});
+  if (b == 2) return f(integral_constant<int, 2>{});
+  if (b == 3) return f(integral_constant<int, 3>{});
+  if (b == 4) return f(integral_constant<int, 4>{});
+  f(integral_constant<int, 6>{});
+}
+
 }  // namespace detail
 
 template <class Exec, class T>
 void jacobi_sweep(const Exec& exec, size_type block_rows, size_type /*num_blocks*/, int b,
                   const offset_type* row_ptr, const index_type* col_idx, const T* values,
                   const T* inverse, T omega, const T* rhs, const T* x0, T* x) {
-  const auto fixed = [&](auto B) {
+  detail::with_square_block(b, [&](auto B) {
     detail::jacobi_sweep_fixed<decltype(B)::value>(exec, block_rows, row_ptr, col_idx, values,
                                                    inverse, omega, rhs, x0, x);
-  };
-  using std::integral_constant;
-  if (b == 1) return fixed(integral_constant<int, 1>{});
-  if (b == 2) return fixed(integral_constant<int, 2>{});
-  if (b == 3) return fixed(integral_constant<int, 3>{});
-  if (b == 4) return fixed(integral_constant<int, 4>{});
-  fixed(integral_constant<int, 6>{});  // the last fast path (the caller checked b)
+  });
+}
+
+template <class Exec, class T>
+void diagonal_sweep(const Exec& exec, size_type block_rows, size_type /*num_blocks*/, int b,
+                    const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                    const T* d, const T* rhs, const T* x0, T* x) {
+  detail::with_square_block(b, [&](auto B) {
+    detail::diagonal_sweep_fixed<decltype(B)::value>(exec, block_rows, row_ptr, col_idx, values,
+                                                     d, rhs, x0, x);
+  });
 }
 
 template <class Exec, class T>

@@ -61,6 +61,7 @@ struct SpmvEpilogue {
 /// lane a applies row a of the inverted block to them, j = 0..R-1 in order.
 template <class T>
 struct BlockJacobiEpilogue {
+  using value_type = T;
   const T* inverse;
   T omega;
   const T* rhs;
@@ -77,6 +78,24 @@ struct BlockJacobiEpilogue {
       if (owner) s += inverse[I * (R * R) + lane * R + j] * rj;
     }
     if (owner) x[I * R + lane] = x0[I * R + lane] + omega * s;
+  }
+};
+
+/// x = x0 + d .* (rhs - A x0), the scalar Jacobi sweep's epilogue: lane
+/// a < R finishes row a of its block row.
+template <class T>
+struct DiagonalJacobiEpilogue {
+  using value_type = T;
+  const T* d;
+  const T* rhs;
+  const T* x0;
+  T* x;
+  template <int R, int G>
+  __device__ void finish(size_type I, bool active, int lane, T sum) const {
+    if (active && lane < R) {
+      const size_type i = I * R + lane;
+      x[i] = x0[i] + d[i] * (rhs[i] - sum);
+    }
   }
 };
 
@@ -205,14 +224,16 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   run(I6{}, I3{});  // the last fast path: 6x3
 }
 
-template <class T>
-void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
-                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
-                  const T* inverse, T omega, const T* rhs, const T* x0, T* x) {
+/// A sweep (jacobi_sweep, diagonal_sweep): the SpMV over x0 for square
+/// b x b blocks with a fast path, finished by `epilogue`.
+template <class Epilogue>
+void sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
+           const offset_type* row_ptr, const index_type* col_idx,
+           const typename Epilogue::value_type* values, const typename Epilogue::value_type* x0,
+           const Epilogue& epilogue) {
   if (block_rows == 0) return;
   cuda_detail::activate(exec);
   cudaStream_t s = cuda_detail::stream_of(exec);
-  const BlockJacobiEpilogue<T> epilogue{inverse, omega, rhs, x0, x};
   const auto run = [&](auto B) {
     constexpr int R = decltype(B)::value;
     launch_fixed<R, R>(s, block_rows, num_blocks, row_ptr, col_idx, values, x0, epilogue);
@@ -223,6 +244,22 @@ void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_bloc
   if (b == 3) return run(integral_constant<int, 3>{});
   if (b == 4) return run(integral_constant<int, 4>{});
   run(integral_constant<int, 6>{});  // the last fast path (the caller checked b)
+}
+
+template <class T>
+void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
+                  const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                  const T* inverse, T omega, const T* rhs, const T* x0, T* x) {
+  sweep(exec, block_rows, num_blocks, b, row_ptr, col_idx, values, x0,
+        BlockJacobiEpilogue<T>{inverse, omega, rhs, x0, x});
+}
+
+template <class T>
+void diagonal_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,
+                    const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                    const T* d, const T* rhs, const T* x0, T* x) {
+  sweep(exec, block_rows, num_blocks, b, row_ptr, col_idx, values, x0,
+        DiagonalJacobiEpilogue<T>{d, rhs, x0, x});
 }
 
 }  // namespace strata::kernels::bsr
