@@ -403,6 +403,9 @@ void declare_smoothed_aggregation(std::vector<Parameter>& out) {
   sa.boolean("smooth_prolongator", &S::smooth_prolongator,
              "Smooth the tentative prolongator (false: unsmoothed, blocked aggregation)");
   sa.unsigned_integer("seed", &S::seed, "Seed of the MIS(2) random values");
+  sa.boolean("resetup_keeps_prolongator", &S::resetup_keeps_prolongator,
+             "A value-only resetup keeps P and recomputes R A P and the smoothers (false: "
+             "re-smooths P with the new values)");
 }
 
 std::vector<Parameter> declare_all() {

@@ -106,15 +106,18 @@ TEST(SmoothedAggregationDevice, ScalarSmoothedAggregationOnCsrEqualsTheHost) {
 
 /// A value-only resetup on the device gives the host's resetup (the same
 /// kept aggregates, P, R and coarse operators refreshed by the same
-/// kernels).
+/// kernels), whether it re-smooths P (with and without filtering) or keeps
+/// it (the default).
 TEST(SmoothedAggregationDevice, ResetupEqualsTheHostResetup) {
   STRATA_REQUIRE_DEVICE();
   const auto problem = gallery::elasticity3d(Executor::host(), 8);
   auto changed = to_bsr(problem.A, 3);
   test::permute_and_scale_blocks(changed);
-  for (bool filter : {false, true}) {
+  for (int mode = 0; mode < 3; ++mode) {
+    const bool filter = mode == 1, keep = mode == 2;
     const SmoothedAggregationParams params{.strength_threshold = filter ? 0.1 : 0.05,
-                                           .filter_weak = filter};
+                                           .filter_weak = filter,
+                                           .resetup_keeps_prolongator = keep};
     std::vector<std::shared_ptr<BsrMatrix<double>>> A;
     std::vector<std::unique_ptr<Hierarchy<double>>> H;
     for (const Executor& exec : {Executor::host(), Executor::cuda()}) {
@@ -127,7 +130,10 @@ TEST(SmoothedAggregationDevice, ResetupEqualsTheHostResetup) {
       copy(changed.values(), A.back()->values());
       H.back()->resetup();
     }
-    expect_same_hierarchy(*H[0], *H[1], filter ? "resetup, filtered" : "resetup");
+    expect_same_hierarchy(*H[0], *H[1],
+                          keep     ? "resetup keeping P"
+                          : filter ? "resetup, filtered"
+                                   : "resetup");
   }
 }
 

@@ -561,8 +561,42 @@ TEST(SmoothedAggregationData, SharedElasticityMatricesConvergeInAtMost40Iteratio
 
 // ---------------------------------------------------------- resetup
 
-/// New values with the same pattern (test::permute_and_scale_blocks, which
-/// keeps the fine level's strength ratios bit for bit): a resetup gives the
+/// The default resetup keeps P (resetup_keeps_prolongator): after new
+/// values every P is unchanged bit for bit, and every coarse operator is
+/// R A P of the new values with the kept P (R = P^T).
+TEST(SmoothedAggregation, ResetupKeepsTheProlongatorAndRecomputesTheCoarseOperators) {
+  const auto problem = gallery::elasticity3d(Executor::host(), 8);
+  const auto original = to_bsr(problem.A, 3);
+  auto A = share(original.clone());
+  Hierarchy<double> H(std::make_shared<const BsrOperator<double>>(A),
+                      amg::make_smoothed_aggregation_coarsening<double>(
+                          {}, clones(problem.rigid_body_modes)),
+                      HierarchyParams{.coarse_size = 30});
+  ASSERT_GE(H.num_levels(), 3);
+  std::vector<std::vector<double>> P_before;
+  for (int l = 0; l + 1 < H.num_levels(); ++l) {
+    P_before.push_back(bsr_of(H.level_interpolation_operator(l)).values().to_vector());
+  }
+  const auto A1_before = bsr_of(H.level_operator(1)).values().to_vector();
+  auto changed = original.clone();
+  test::permute_and_scale_blocks(changed);
+  copy(changed.values(), A->values());
+  H.resetup();
+  for (int l = 0; l + 1 < H.num_levels(); ++l) {
+    SCOPED_TRACE("level " + std::to_string(l));
+    const BsrMatrix<double>& P = bsr_of(H.level_interpolation_operator(l));
+    EXPECT_EQ(P.values().to_vector(), P_before[static_cast<std::size_t>(l)]);
+    const auto expected = galerkin_product(transpose(P), bsr_of(H.level_operator(l)), P);
+    EXPECT_EQ(bsr_of(H.level_operator(l + 1)).values().to_vector(),
+              expected.values().to_vector());
+  }
+  EXPECT_GT(relative_difference(bsr_of(H.level_operator(1)).values().to_vector(), A1_before),
+            1e-3);  // the coarse operators did change
+}
+
+/// With resetup_keeps_prolongator = false, new values with the same pattern
+/// (test::permute_and_scale_blocks, which keeps the fine level's strength
+/// ratios bit for bit): a resetup gives the
 /// P and coarse operator that a fresh setup on the new values gives (two
 /// levels: below, a fresh setup sees another coarse operator and may choose
 /// other aggregates, which a resetup keeps by design); and on every level a
@@ -572,7 +606,8 @@ TEST(SmoothedAggregation, ResetupEqualsAFreshSetupAndRoundTrips) {
     const std::string what = filter ? "filtered" : "unfiltered";
     const auto problem = gallery::elasticity3d(Executor::host(), 8);
     const SmoothedAggregationParams params{.strength_threshold = filter ? 0.1 : 0.05,
-                                           .filter_weak = filter};
+                                           .filter_weak = filter,
+                                           .resetup_keeps_prolongator = false};
     auto build = [&](std::shared_ptr<const BsrMatrix<double>> M, int max_levels) {
       return std::make_unique<Hierarchy<double>>(
           std::make_shared<const BsrOperator<double>>(std::move(M)),

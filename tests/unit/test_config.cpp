@@ -616,6 +616,7 @@ std::map<std::string, Change> changes() {
       {amg + "smoothed_aggregation.prolongator_damping", {{sa}, 1.0}},
       {amg + "smoothed_aggregation.smooth_prolongator", {{sa}, false}},
       {amg + "smoothed_aggregation.seed", {{sa}, std::uint64_t(12345)}},
+      {amg + "smoothed_aggregation.resetup_keeps_prolongator", {{sa}, false}},
   };
 }
 

@@ -365,6 +365,14 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     state.converted.reset();  // refresh converts again (A is not used below)
     Transfer<T> transfer{std::make_shared<const BsrOperator<T>>(state.P),
                          std::make_shared<const BsrOperator<T>>(state.R)};
+    if (keeps_prolongator()) {
+      // refresh() changes nothing of this level: keep only what the
+      // transfer shares.
+      SaLevel<T> kept;
+      kept.P = std::move(state.P);
+      kept.R = std::move(state.R);
+      state = std::move(kept);
+    }
     levels_.push_back(std::move(state));
     near_null_.push_back(std::move(coarse_B));
     return transfer;
@@ -377,7 +385,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
             "smoothed aggregation: refresh of level " + std::to_string(level) +
                 ", which setup did not coarsen (or whose data was released)");
     SaLevel<T>& state = levels_[static_cast<std::size_t>(level)];
-    if (!params_.smooth_prolongator) return;  // P_tent does not depend on A's values
+    // P_tent does not depend on A's values; a kept smoothed P is kept.
+    if (keeps_prolongator()) return;
     const BsrMatrix<T>& A = block_matrix(level_A, level, state);
     const Executor& exec = level_A.executor();  // outlives a converted A
     std::optional<StageTimer> clock(std::in_place, exec, times, "prolongator smoothing");
@@ -418,10 +427,19 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     result += ", theta " + number(params_.strength_threshold);
     if (params_.smooth_prolongator) result += std::string(", omega ") + damping + "/rho(D^-1 A)";
     if (params_.filter_weak) result += ", weak connections filtered";
+    if (params_.smooth_prolongator && !params_.resetup_keeps_prolongator) {
+      result += ", resetup re-smooths P";
+    }
     return result;
   }
 
  private:
+  /// Whether refresh() leaves P alone: unsmoothed (P_tent depends on B
+  /// only) or told to keep the smoothed P.
+  bool keeps_prolongator() const {
+    return !params_.smooth_prolongator || params_.resetup_keeps_prolongator;
+  }
+
   int columns() const {
     if (!user_B_.empty()) return static_cast<int>(user_B_.size());
     return block_size_ > 0 ? block_size_ : std::max(params_.block_size, 1);
