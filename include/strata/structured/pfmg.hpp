@@ -24,10 +24,16 @@
 /// 2 / (3 - alpha), alpha the share of 1/dxyz^2 outside the coarsening
 /// direction (2/3 when the coefficients vary a lot), or red-black
 /// Gauss-Seidel (symmetric: red then black before, black then red after).
-/// With skip_relax (hypre's `skip`, on by default as in hypre), a level is
-/// relaxed only when its coarsening direction was coarsened before since
-/// the last relaxed level: after coarsening in a new direction, smoothing
-/// does little (the error is already smooth in it).
+/// With skip_relax (hypre's `skip`, on by default as in the hypre library;
+/// hypre's `struct` test driver turns it off), a level is not relaxed when
+/// the error is already smooth in its coarsening direction: a relaxed level
+/// smooths the directions strongly coupled on it (spacing dxyz below
+/// sqrt(2) times the smallest, i.e. at least half the strongest coupling),
+/// and a direction stays smooth until it is coarsened. On isotropic
+/// problems this is hypre's rule (relax when the direction was coarsened
+/// since the last relaxed level); unlike hypre's, it does not count a
+/// weakly coupled direction as smoothed, which on strongly anisotropic
+/// problems kept the iterations from being independent of the grid size.
 ///
 /// A Pfmg is a LinearOperator: apply(b, x) is one V-cycle from x = 0, so it
 /// preconditions CG (the cycle is symmetric) and GMRES; solve() iterates it

@@ -150,7 +150,11 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
 
   // 2. Levels: direction, relaxation flag and weight (hypre's loop).
   Box cbox = grid.box();
-  std::array<bool, 3> coarsened{true, true, true};  // forces relaxation on the finest level
+  // smooth[d]: the error is smooth in direction d at the current spacing,
+  // because a relaxed level had d strongly coupled at this spacing and d
+  // was not coarsened since. Nothing is smooth before the finest level's
+  // relaxation, which is therefore always done.
+  std::array<bool, 3> smooth{false, false, false};
   for (int l = 0;; ++l) {
     PfmgLevel level;
     for (int d = 0; d < 3; ++d) level.extent[d] = cbox.extent(d);
@@ -194,16 +198,22 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
       D.info.push_back(level);
       break;
     }
-    if (coarsened[cdir]) {
-      // Coarsened in this direction since the last relaxed level: relax.
-      level.relaxed = true;
-      coarsened = {false, false, false};
-      coarsened[cdir] = true;
-    } else {
-      level.relaxed = false;
-      coarsened[cdir] = true;
+    // Skip (hypre's skip_relax): relaxing is worthwhile unless the error is
+    // already smooth in the direction about to be coarsened. A point
+    // smoother smooths the directions strongly coupled on its level: those
+    // whose spacing rounds to the smallest one on the log2 scale of
+    // semicoarsening (ratio below sqrt(2), i.e. at least half the strongest
+    // coupling); a direction one semicoarsening behind (ratio 2, a quarter
+    // of the coupling) is not. hypre marks every direction smooth after any
+    // relaxation. On an isotropic problem the ratios are exactly 1 or 2 and
+    // both rules agree; on (1, 0.001, 0.001) hypre's rule relaxes only while
+    // x alone is strong, then skips the first y and z coarsenings with y
+    // and z never smoothed, and PCG's iterations grow with the grid.
+    level.relaxed = !params.skip_relax || !smooth[cdir];
+    if (level.relaxed) {
+      for (int d = 0; d < ndim; ++d) smooth[d] = dxyz[d] < std::sqrt(2.0) * min_dxyz;
     }
-    if (!params.skip_relax) level.relaxed = true;
+    smooth[cdir] = false;  // its spacing doubles below
     D.info.push_back(level);
     dxyz[cdir] *= 2;
     // Even fine cells become coarse cells: n -> (n + 1) / 2, from 0.
