@@ -407,15 +407,17 @@ void check_coefficient(double c, const std::string& name, const char* who) {
 }  // namespace
 
 StructMatrix<double> anisotropic3d(const Executor& exec, std::int64_t nx, std::int64_t ny,
-                                   std::int64_t nz, std::array<double, 3> c) {
+                                   std::int64_t nz, std::array<double, 3> c,
+                                   std::array<bool, 3> periodic) {
   const char* who = "structured::gallery::anisotropic3d";
   check_size(nx, "nx", who);
   check_size(ny, "ny", who);
   check_size(nz, "nz", who);
   for (int d = 0; d < 3; ++d) check_coefficient(c[d], "c[" + std::to_string(d) + "]", who);
-  StructMatrix<double> A(exec, StructGrid::from_extents(3, {nx, ny, nz}), Stencil::seven_point());
+  StructMatrix<double> A(exec, StructGrid::from_extents(3, {nx, ny, nz}, periodic),
+                         Stencil::seven_point());
   exec.visit([&](const auto& e) {
-    ks::anisotropic_coefficients(e, detail::geometry(A.grid(), 0), true, c,
+    ks::anisotropic_coefficients(e, detail::geometry(A.grid(), 0), true, c, periodic,
                                  A.coefficients().data());
   });
   return A;
@@ -427,15 +429,17 @@ StructMatrix<double> poisson3d(const Executor& exec, std::int64_t nx, std::int64
 }
 
 StructMatrix<double> anisotropic2d(const Executor& exec, std::int64_t nx, std::int64_t ny,
-                                   std::array<double, 2> c) {
+                                   std::array<double, 2> c, std::array<bool, 2> periodic) {
   const char* who = "structured::gallery::anisotropic2d";
   check_size(nx, "nx", who);
   check_size(ny, "ny", who);
   for (int d = 0; d < 2; ++d) check_coefficient(c[d], "c[" + std::to_string(d) + "]", who);
-  StructMatrix<double> A(exec, StructGrid::from_extents(2, {nx, ny, 1}), Stencil::five_point());
+  const std::array<bool, 3> p{periodic[0], periodic[1], false};
+  StructMatrix<double> A(exec, StructGrid::from_extents(2, {nx, ny, 1}, p), Stencil::five_point());
   exec.visit([&](const auto& e) {
     ks::anisotropic_coefficients(e, detail::geometry(A.grid(), 0), false,
-                                 std::array<double, 3>{c[0], c[1], 0.0}, A.coefficients().data());
+                                 std::array<double, 3>{c[0], c[1], 0.0}, p,
+                                 A.coefficients().data());
   });
   return A;
 }
