@@ -258,7 +258,7 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     level.weight = weight;
     level.coarsening_direction = cdir;
     if (cdir == -1) {
-      level.relaxed = true;  // the coarsest level is always relaxed
+      level.relaxed = true;  // the coarsest level is relaxed (unless singular: step 3)
       D.info.push_back(level);
       break;
     }
