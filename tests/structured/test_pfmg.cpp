@@ -514,6 +514,8 @@ TEST_P(StructuredPfmg, PeriodicPcgSolvesSingularAndPartlyPeriodicProblems) {
   cases.push_back({"3D periodic (1, 1, 0.001) 32^3",
                    gallery::anisotropic3d(e, 32, 32, 32, {1, 1, 1e-3}, all), true, 10});
   cases.push_back({"2D periodic 64^2", gallery::anisotropic2d(e, 64, 64, {1, 1}, {true, true}), true, 10});
+  // A one-cell periodic z from the start: merged on the finest level.
+  cases.push_back({"3D periodic 32x32x1", gallery::anisotropic3d(e, 32, 32, 1, {1, 1, 1}, all), true, 10});
   cases.push_back({"2D periodic in y 64^2", gallery::anisotropic2d(e, 64, 64, {1, 1}, {false, true}),
                    false, 12});
   for (auto& c : cases) {
@@ -528,6 +530,9 @@ TEST_P(StructuredPfmg, PeriodicPcgSolvesSingularAndPartlyPeriodicProblems) {
       params.relaxation = relaxation;
       const structured::Pfmg<double> M(A, params);
       const auto& last = M.level(M.num_levels() - 1);
+      if (A->grid().box().extent(2) == 1 && A->grid().ndim() == 3) {
+        EXPECT_EQ(M.level(0).stencil_size, 5) << c.name << ": z entries merged";
+      }
       if (c.singular) {
         // Down to one cell whose wrapped entries all merged into the centre
         // (zero up to rounding): the singular coarsest level is not relaxed.
@@ -543,8 +548,17 @@ TEST_P(StructuredPfmg, PeriodicPcgSolvesSingularAndPartlyPeriodicProblems) {
       EXPECT_TRUE(info.converged()) << c.name << ": " << info.message;
       EXPECT_LE(info.iterations, c.max_iterations) << c.name << " " << to_string(relaxation);
       // The true residual through the CSR bridge (independent of the
-      // stencil kernels; it wraps the periodic directions too).
-      EXPECT_LE(test::relative_residual(A->to_csr(), b, x), 1e-8) << c.name;
+      // stencil kernels; it wraps the periodic directions too), or, where
+      // a one-cell period folds entries onto one column, which the bridge
+      // refuses, through the compact stencil product of A as given.
+      if (A->grid().box().extent(2) > 2 || A->grid().ndim() == 2) {
+        EXPECT_LE(test::relative_residual(A->to_csr(), b, x), 1e-8) << c.name;
+      } else {
+        Vector<double> r(e, n);
+        op.apply(x, r);
+        axpby(1.0, b, -1.0, r);
+        EXPECT_LE(norm2(r), 1e-8 * norm2(b)) << c.name;
+      }
     }
   }
 }

@@ -153,7 +153,8 @@ class Pfmg final : public LinearOperator<T> {
 
   int num_levels() const noexcept;
   const PfmgLevel& level(int l) const;
-  /// The matrix of level l (0: A itself, or its full-storage copy).
+  /// The matrix of level l (0: A itself, or its full-storage copy, or its
+  /// copy with the entries of a one-cell periodic direction merged).
   const StructMatrix<T>& level_matrix(int l) const;
   /// Interpolation weights (wl, wr over the fine cells of level l, l <
   /// num_levels() - 1), for tests that check the Galerkin product.
