@@ -135,8 +135,9 @@ class StructMatrix {
   /// the grid are kept, so the pattern is the stencil's. Columns within a
   /// row are ascending when the grid is not periodic (a symmetric matrix
   /// is converted through to_full()). A periodic direction
-  /// must have more than 2 * reach cells, so that no two entries fold onto
-  /// one column.
+  /// must have more than 2 * reach cells (the stencil's reach in that
+  /// direction; any number when no offset moves in it), so that no two
+  /// entries fold onto one column.
   CsrMatrix<T> to_csr() const;
 
  private:

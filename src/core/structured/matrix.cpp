@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -245,12 +246,15 @@ CsrMatrix<T> StructMatrix<T>::to_csr() const {
   if (storage_ == Storage::symmetric) return to_full().to_csr();
   const auto geo = detail::geometry(grid_, 0);
   for (int d = 0; d < 3; ++d) {
-    if (grid_.periodic(d)) {
-      require(geo.n[d] > 2 * stencil_.reach(),
+    // The reach in this direction: a periodic direction no offset moves in
+    // (e.g. one cell, its entries merged) folds nothing, whatever its size.
+    std::int64_t reach = 0;
+    for (const Index& o : stencil_.offsets()) reach = std::max<std::int64_t>(reach, std::abs(o[d]));
+    if (grid_.periodic(d) && reach > 0) {
+      require(geo.n[d] > 2 * reach,
               "StructMatrix::to_csr: periodic direction " + std::to_string(d) + " has " +
                   std::to_string(geo.n[d]) + " cells; it needs more than 2 * reach = " +
-                  std::to_string(2 * stencil_.reach()) +
-                  " so that no two stencil entries fall on one column");
+                  std::to_string(2 * reach) + " so that no two stencil entries fall on one column");
     }
   }
   // Entries ordered by their offset's place in the lexicographic numbering
