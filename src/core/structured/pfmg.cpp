@@ -210,8 +210,9 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     PfmgLevel level;
     for (int d = 0; d < 3; ++d) level.extent[d] = cbox.extent(d);
     // cdir: the strongest direction that can be halved; `strongest`: the
-    // strongest with more than one cell, which sets the Jacobi weight when
-    // only odd periods are left (the coarsest level, as in hypre).
+    // strongest with more than one cell, which sets the Jacobi weight of a
+    // coarsest level left with odd periods (several cells: damped sweeps
+    // as on the levels above, where hypre switches to undamped Jacobi).
     int cdir = -1, strongest = -1;
     double min_dxyz = std::numeric_limits<double>::max();
     double min_any = std::numeric_limits<double>::max();
@@ -491,10 +492,11 @@ void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
     const auto& info = D.info[static_cast<std::size_t>(l)];
     const StructMatrix<T>& A = D.matrix(l);
     if (l == L - 1) {
-      // Coarsest: one cell in every direction unless max_levels stopped
-      // earlier; the sweeps of both halves of the cycle, in the order of
-      // each half, so that the cycle stays symmetric.
-      // A singular one-cell coarsest level is not relaxed (see the setup).
+      // Coarsest: one cell in every direction unless max_levels or odd
+      // periods stopped earlier; the sweeps of both halves of the cycle
+      // (coarsest_repeats times each), in the order of each half, so that
+      // the cycle stays symmetric. A singular one-cell coarsest level is
+      // not relaxed (see the setup).
       for (int r = 0; info.relaxed && r < D.coarsest_repeats; ++r) {
         relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
       }
