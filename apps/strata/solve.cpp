@@ -837,7 +837,7 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       exit_code = run_structured_solve(so, given, common);
       return;
     }
-    for (const char* flag : {"--coefficients", "--pfmg-relax", "--pfmg-skip"}) {
+    for (const char* flag : {"--coefficients", "--periodic", "--pfmg-relax", "--pfmg-skip"}) {
       require_usage(cmd->count(flag) == 0, std::string(flag) + " needs --interface struct");
     }
     const config::SolverConfig cfg = effective_settings(*o, *cmd, *flags);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "problem.hpp"
 #include "strata/structured/pfmg.hpp"
@@ -49,21 +50,55 @@ std::vector<double> parse_coefficients(const std::string& text, std::size_t coun
   return c;
 }
 
+/// Parses "x,z" (any of x, y, z; y and x only in 2D) into periodic flags.
+std::array<bool, 3> parse_periodic(const std::string& text, int ndim) {
+  std::array<bool, 3> periodic{false, false, false};
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const int d = item == "x" ? 0 : item == "y" ? 1 : item == "z" ? 2 : -1;
+    if (d < 0 || d >= ndim) {
+      throw usage_error("--periodic: '" + item + "' in '" + text + "' is not a direction of a " +
+                        std::to_string(ndim) + "D problem (expected " +
+                        (ndim == 3 ? "x, y or z" : "x or y") + ")");
+    }
+    if (periodic[d]) throw usage_error("--periodic '" + text + "' names " + item + " twice");
+    periodic[d] = true;
+  }
+  if (text.empty() || text.back() == ',') {
+    throw usage_error("--periodic '" + text + "': expected directions such as x,y");
+  }
+  return periodic;
+}
+
+int problem_dimension(const std::string& problem) {
+  return problem == "poisson2d" || problem == "aniso2d" ? 2 : 3;
+}
+
 structured::StructMatrix<double> make_problem(const StructuredSolveOptions& o, long long n,
                                               const Executor& exec) {
   if (o.problem != "aniso3d" && o.problem != "aniso2d" && !o.coefficients.empty()) {
     throw usage_error("--coefficients applies to aniso3d and aniso2d, not " + o.problem);
   }
-  if (o.problem == "poisson3d") return structured::gallery::poisson3d(exec, n, n, n);
+  if (o.problem == "jumps3d" && !o.periodic.empty()) {
+    throw usage_error("--periodic applies to poisson3d, aniso3d, poisson2d and aniso2d, not jumps3d");
+  }
+  const auto p = o.periodic.empty() ? std::array<bool, 3>{false, false, false}
+                                    : parse_periodic(o.periodic, problem_dimension(o.problem));
+  if (o.problem == "poisson3d") {
+    return structured::gallery::anisotropic3d(exec, n, n, n, {1.0, 1.0, 1.0}, p);
+  }
   if (o.problem == "jumps3d") return structured::gallery::jumps3d(exec, n, n, n);
   if (o.problem == "aniso3d") {
     const auto c = parse_coefficients(o.coefficients.empty() ? "1,1,0.001" : o.coefficients, 3);
-    return structured::gallery::anisotropic3d(exec, n, n, n, {c[0], c[1], c[2]});
+    return structured::gallery::anisotropic3d(exec, n, n, n, {c[0], c[1], c[2]}, p);
   }
-  if (o.problem == "poisson2d") return structured::gallery::anisotropic2d(exec, n, n);
+  if (o.problem == "poisson2d") {
+    return structured::gallery::anisotropic2d(exec, n, n, {1.0, 1.0}, {p[0], p[1]});
+  }
   if (o.problem == "aniso2d") {
     const auto c = parse_coefficients(o.coefficients.empty() ? "1,0.001" : o.coefficients, 2);
-    return structured::gallery::anisotropic2d(exec, n, n, {c[0], c[1]});
+    return structured::gallery::anisotropic2d(exec, n, n, {c[0], c[1]}, {p[0], p[1]});
   }
   std::string names;
   for (const auto& p : structured_problem_names()) names += (names.empty() ? "" : ", ") + p;
@@ -81,6 +116,10 @@ void add_structured_options(CLI::App& cmd, StructuredSolveOptions& o) {
   const char* group = "Structured interface (with --interface struct)";
   cmd.add_option("--coefficients", o.coefficients,
                  "aniso3d: CX,CY,CZ (default 1,1,0.001); aniso2d: CX,CY (default 1,0.001)")
+      ->group(group);
+  cmd.add_option("--periodic", o.periodic,
+                 "periodic directions of poisson3d, aniso3d, poisson2d, aniso2d, e.g. x,y "
+                 "(periodic in all: b = x - mean, as the constants are in the null space)")
       ->group(group);
   cmd.add_option("--pfmg-relax", o.relax, "PFMG smoother: jacobi (weighted) or rbgs (red-black)")
       ->check(CLI::IsMember({"jacobi", "rbgs"}))
@@ -139,6 +178,12 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
   exec.synchronize();
   const double setup_seconds = seconds_since(t0);
 
+  // Periodic in every direction the matrix is singular (constants in its
+  // null space) and b = ones is not in its range: b = x - mean(x) instead
+  // (half-integers, so its sum is exactly zero).
+  const auto& grid = A->grid();
+  const bool singular = grid.periodic(0) && grid.periodic(1) && (grid.ndim() == 2 || grid.periodic(2));
+  const char* rhs = singular ? "x - mean(x) (periodic in every direction: zero mean)" : "ones";
   const bool verbose = !c.json && o.print_every >= 0;
   if (verbose) {
     params.monitor = [&](int it, double r) {
@@ -148,11 +193,19 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
     std::printf("strata solve --interface struct: %s n=%lld, %lld cells, %d-point stencil, on %s\n",
                 o.problem.c_str(), n, (long long)op.rows(), A->stencil().size(),
                 exec.name().c_str());
-    std::printf("  method %s, preconditioner %s, tolerance %.1e relative to ||b||, b = ones\n",
+    std::printf("  method %s, preconditioner %s, tolerance %.1e relative to ||b||, b = %s\n",
                 solver == "pfmg" ? "PFMG iteration" : "cg", M ? M->describe().c_str() : "none",
-                params.relative_tolerance);
+                params.relative_tolerance, rhs);
   }
   Vector<double> b(exec, op.rows(), 1.0), x(exec, op.rows(), 0.0);
+  if (singular) {
+    const std::int64_t nx = grid.box().extent(0);
+    std::vector<double> centred(static_cast<std::size_t>(op.rows()));
+    for (std::size_t p = 0; p < centred.size(); ++p) {
+      centred[p] = static_cast<double>(static_cast<std::int64_t>(p) % nx) - 0.5 * double(nx - 1);
+    }
+    b = Vector<double>(Array<double>(exec, centred));
+  }
   t0 = std::chrono::steady_clock::now();
   SolveInfo info;
   if (solver == "pfmg") {
@@ -177,6 +230,8 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
               {"n", n},
               {"rows", op.rows()},
               {"stencil_size", A->stencil().size()},
+              {"periodic", grid.periodic()},
+              {"rhs", singular ? "x - mean(x)" : "ones"},
               {"backend", exec.name()},
               {"solver", solver},
               {"preconditioner", precond},

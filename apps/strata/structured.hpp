@@ -21,6 +21,9 @@ struct StructuredSolveOptions {
   int print_every = 0;
   /// --coefficients CX,CY[,CZ] of aniso3d / aniso2d.
   std::string coefficients;
+  /// --periodic x,y[,z]: the periodic directions of poisson3d, aniso3d,
+  /// poisson2d and aniso2d (empty: none).
+  std::string periodic;
   /// --pfmg-relax jacobi | rbgs, --pfmg-skip true | false.
   std::string relax = "jacobi";
   bool skip = true;

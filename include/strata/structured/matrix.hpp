@@ -135,8 +135,9 @@ class StructMatrix {
   /// the grid are kept, so the pattern is the stencil's. Columns within a
   /// row are ascending when the grid is not periodic (a symmetric matrix
   /// is converted through to_full()). A periodic direction
-  /// must have more than 2 * reach cells, so that no two entries fold onto
-  /// one column.
+  /// must have more than 2 * reach cells (the stencil's reach in that
+  /// direction; any number when no offset moves in it), so that no two
+  /// entries fold onto one column.
   CsrMatrix<T> to_csr() const;
 
  private:
@@ -178,16 +179,21 @@ class StructOperator final : public LinearOperator<T> {
 };
 
 /// The gallery's problems built through the structured interface, in
-/// parallel where `exec` says. to_csr() of each equals the CSR gallery
-/// function named beside it, entry for entry.
+/// parallel where `exec` says. Without periodicity, to_csr() of each equals
+/// the CSR gallery function named beside it, entry for entry.
 namespace gallery {
 
 /// 7-point -c_x u_xx - c_y u_yy - c_z u_zz on nx x ny x nz cells: diagonal
 /// 2 (c_x + c_y + c_z), -c_d to the two neighbours in direction d; the
-/// coefficients reaching outside the grid are zero. c = (1, 1, 1) is
-/// strata::gallery::poisson3d. Each c_d > 0 and finite.
+/// coefficients reaching outside the grid are zero (Dirichlet), except in
+/// the directions with periodic[d], where they couple to the periodic
+/// image (-c_d). c = (1, 1, 1) without periodicity is
+/// strata::gallery::poisson3d. Each c_d > 0 and finite. Periodic in every
+/// direction, the matrix is singular (rows sum to zero; the constants are
+/// its null space): A x = b is solvable for b of zero sum only.
 StructMatrix<double> anisotropic3d(const Executor& exec, std::int64_t nx, std::int64_t ny,
-                                   std::int64_t nz, std::array<double, 3> c = {1.0, 1.0, 1.0});
+                                   std::int64_t nz, std::array<double, 3> c = {1.0, 1.0, 1.0},
+                                   std::array<bool, 3> periodic = {false, false, false});
 
 /// strata::gallery::poisson3d on the structured interface.
 StructMatrix<double> poisson3d(const Executor& exec, std::int64_t nx, std::int64_t ny,
@@ -195,9 +201,11 @@ StructMatrix<double> poisson3d(const Executor& exec, std::int64_t nx, std::int64
 
 /// 5-point -c_x u_xx - c_y u_yy on nx x ny cells; c = (1, 1) is
 /// strata::gallery::poisson2d, (1, epsilon) is
-/// strata::gallery::anisotropic2d(epsilon, theta = 0).
+/// strata::gallery::anisotropic2d(epsilon, theta = 0). periodic[d] as in
+/// anisotropic3d.
 StructMatrix<double> anisotropic2d(const Executor& exec, std::int64_t nx, std::int64_t ny,
-                                   std::array<double, 2> c = {1.0, 1.0});
+                                   std::array<double, 2> c = {1.0, 1.0},
+                                   std::array<bool, 2> periodic = {false, false});
 
 /// strata::gallery::jumps3d (cell-centred finite volumes, harmonic face
 /// averages, coefficient `contrast` in p^3 inclusions) on the structured

@@ -24,17 +24,55 @@
 /// 2 / (3 - alpha), alpha the share of 1/dxyz^2 outside the coarsening
 /// direction (2/3 when the coefficients vary a lot), or red-black
 /// Gauss-Seidel (symmetric: red then black before, black then red after).
-/// With skip_relax (hypre's `skip`, on by default as in hypre), a level is
-/// relaxed only when its coarsening direction was coarsened before since
-/// the last relaxed level: after coarsening in a new direction, smoothing
-/// does little (the error is already smooth in it).
+/// With skip_relax (hypre's `skip`, on by default as in the hypre library;
+/// hypre's `struct` test driver turns it off), a level is not relaxed when
+/// the error is already smooth in its coarsening direction: a relaxed level
+/// smooths the directions strongly coupled on it (spacing dxyz below
+/// sqrt(2) times the smallest, i.e. at least half the strongest coupling),
+/// and a direction stays smooth until it is coarsened. On isotropic
+/// problems this is hypre's rule (relax when the direction was coarsened
+/// since the last relaxed level); unlike hypre's, it does not count a
+/// weakly coupled direction as smoothed, which on strongly anisotropic
+/// problems kept the iterations from being independent of the grid size.
+///
+/// The coarsest level is relaxed only (no direct solve), as in hypre: with
+/// as many sweeps as its longest side has cells (at most about four per
+/// level, at least the cycle's pre and post sweeps), which is the cycle's
+/// own sweeps when it is one cell.
+///
+/// Periodic grids (as hypre's PFMG): a periodic direction with an even
+/// number of cells n is halved into a periodic coarse direction of n / 2
+/// cells; interpolation, restriction and the Galerkin product wrap around
+/// it, and the smoothers and products read the periodic images from the
+/// vectors' ghosts. A periodic direction with an odd number of cells is not
+/// coarsened further (hypre stops coarsening there altogether; this goes on
+/// in the other directions), so periods of the form 2^k, or 2^k times a
+/// small odd number, give the usual convergence, while a large odd period
+/// leaves a large coarsest level and slow convergence. Red-black
+/// Gauss-Seidel colours by (i + j + k) mod 2, which is not a 2-colouring
+/// across an odd period (cells 0 and n - 1 are neighbours of one colour);
+/// there a colour's sweep updates those neighbours together, a Jacobi step
+/// between them, as on the wider coarse Galerkin stencils: still convergent
+/// and symmetric, so the cycle stays a valid preconditioner for CG.
+/// A periodic direction of one cell (the end of its halving) folds: every
+/// offset in it reaches the cell itself, so such a level's stencil entries
+/// are merged into those without that offset, and the smoothers divide by
+/// the true diagonal. Periodic in every direction, A is singular (the
+/// constants are in its null space for a Laplacian): PCG with PFMG solves
+/// it for a consistent b (zero mean). When A is periodic in every
+/// direction and its rows sum to zero (relative to the diagonal, 1e-12),
+/// every coarse operator has the constants in its null space too, and the
+/// hierarchy ends on one cell whose merged diagonal is zero up to
+/// rounding; like hypre (which skips a coarsest level with a zero
+/// diagonal), that level is not relaxed: its correction could only add a
+/// constant, and dividing by the rounding left of the diagonal would make
+/// it huge.
 ///
 /// A Pfmg is a LinearOperator: apply(b, x) is one V-cycle from x = 0, so it
 /// preconditions CG (the cycle is symmetric) and GMRES; solve() iterates it
-/// as a stand-alone solver. Limits of this version: one box, no
-/// periodicity, stencils of reach 1 (up to 27 points), a nonzero diagonal;
-/// a symmetrically stored A is expanded to full storage at setup, and every
-/// level is stored in full.
+/// as a stand-alone solver. Limits of this version: one box, stencils of
+/// reach 1 (up to 27 points), a nonzero diagonal; a symmetrically stored A
+/// is expanded to full storage at setup, and every level is stored in full.
 
 #include <array>
 #include <memory>
@@ -51,7 +89,8 @@ enum class PfmgRelaxation {
   /// hypre's relax_type 1.
   weighted_jacobi,
   /// hypre's relax_type 2; an exact Gauss-Seidel sweep on 5/7-point stencils,
-  /// a colour-by-colour Jacobi on the wider coarse Galerkin stencils.
+  /// a colour-by-colour Jacobi on the wider coarse Galerkin stencils and
+  /// across an odd period (see the file comment).
   red_black_gauss_seidel,
 };
 
@@ -79,7 +118,8 @@ struct PfmgLevel {
   int stencil_size = 0;
   /// Direction coarsened to reach the next level (-1 on the coarsest).
   int coarsening_direction = -1;
-  /// Whether the level is relaxed (false: skipped).
+  /// Whether the level is relaxed (false: skipped, or a singular one-cell
+  /// coarsest level; see the file comment).
   bool relaxed = true;
   /// Jacobi weight of the level (1 for Gauss-Seidel).
   double weight = 1.0;
@@ -89,10 +129,10 @@ struct PfmgLevel {
 template <class T>
 class Pfmg final : public LinearOperator<T> {
  public:
-  /// Builds the hierarchy on A's executor. Throws invalid_argument for a
-  /// stencil without a centre entry or reaching more than one cell, a zero
-  /// or non-finite diagonal (naming the cell) or bad parameters;
-  /// not_implemented for a periodic grid.
+  /// Builds the hierarchy on A's executor, periodic directions included.
+  /// Throws invalid_argument for a stencil without a centre entry or
+  /// reaching more than one cell, a zero or non-finite diagonal (naming the
+  /// cell) or bad parameters.
   explicit Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params = {});
   ~Pfmg() override;
 
@@ -113,7 +153,8 @@ class Pfmg final : public LinearOperator<T> {
 
   int num_levels() const noexcept;
   const PfmgLevel& level(int l) const;
-  /// The matrix of level l (0: A itself, or its full-storage copy).
+  /// The matrix of level l (0: A itself, or its full-storage copy, or its
+  /// copy with the entries of a one-cell periodic direction merged).
   const StructMatrix<T>& level_matrix(int l) const;
   /// Interpolation weights (wl, wr over the fine cells of level l, l <
   /// num_levels() - 1), for tests that check the Galerkin product.

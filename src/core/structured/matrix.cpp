@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -245,12 +246,15 @@ CsrMatrix<T> StructMatrix<T>::to_csr() const {
   if (storage_ == Storage::symmetric) return to_full().to_csr();
   const auto geo = detail::geometry(grid_, 0);
   for (int d = 0; d < 3; ++d) {
-    if (grid_.periodic(d)) {
-      require(geo.n[d] > 2 * stencil_.reach(),
+    // The reach in this direction: a periodic direction no offset moves in
+    // (e.g. one cell, its entries merged) folds nothing, whatever its size.
+    std::int64_t reach = 0;
+    for (const Index& o : stencil_.offsets()) reach = std::max<std::int64_t>(reach, std::abs(o[d]));
+    if (grid_.periodic(d) && reach > 0) {
+      require(geo.n[d] > 2 * reach,
               "StructMatrix::to_csr: periodic direction " + std::to_string(d) + " has " +
                   std::to_string(geo.n[d]) + " cells; it needs more than 2 * reach = " +
-                  std::to_string(2 * stencil_.reach()) +
-                  " so that no two stencil entries fall on one column");
+                  std::to_string(2 * reach) + " so that no two stencil entries fall on one column");
     }
   }
   // Entries ordered by their offset's place in the lexicographic numbering
@@ -407,15 +411,17 @@ void check_coefficient(double c, const std::string& name, const char* who) {
 }  // namespace
 
 StructMatrix<double> anisotropic3d(const Executor& exec, std::int64_t nx, std::int64_t ny,
-                                   std::int64_t nz, std::array<double, 3> c) {
+                                   std::int64_t nz, std::array<double, 3> c,
+                                   std::array<bool, 3> periodic) {
   const char* who = "structured::gallery::anisotropic3d";
   check_size(nx, "nx", who);
   check_size(ny, "ny", who);
   check_size(nz, "nz", who);
   for (int d = 0; d < 3; ++d) check_coefficient(c[d], "c[" + std::to_string(d) + "]", who);
-  StructMatrix<double> A(exec, StructGrid::from_extents(3, {nx, ny, nz}), Stencil::seven_point());
+  StructMatrix<double> A(exec, StructGrid::from_extents(3, {nx, ny, nz}, periodic),
+                         Stencil::seven_point());
   exec.visit([&](const auto& e) {
-    ks::anisotropic_coefficients(e, detail::geometry(A.grid(), 0), true, c,
+    ks::anisotropic_coefficients(e, detail::geometry(A.grid(), 0), true, c, periodic,
                                  A.coefficients().data());
   });
   return A;
@@ -427,15 +433,17 @@ StructMatrix<double> poisson3d(const Executor& exec, std::int64_t nx, std::int64
 }
 
 StructMatrix<double> anisotropic2d(const Executor& exec, std::int64_t nx, std::int64_t ny,
-                                   std::array<double, 2> c) {
+                                   std::array<double, 2> c, std::array<bool, 2> periodic) {
   const char* who = "structured::gallery::anisotropic2d";
   check_size(nx, "nx", who);
   check_size(ny, "ny", who);
   for (int d = 0; d < 2; ++d) check_coefficient(c[d], "c[" + std::to_string(d) + "]", who);
-  StructMatrix<double> A(exec, StructGrid::from_extents(2, {nx, ny, 1}), Stencil::five_point());
+  const std::array<bool, 3> p{periodic[0], periodic[1], false};
+  StructMatrix<double> A(exec, StructGrid::from_extents(2, {nx, ny, 1}, p), Stencil::five_point());
   exec.visit([&](const auto& e) {
     ks::anisotropic_coefficients(e, detail::geometry(A.grid(), 0), false,
-                                 std::array<double, 3>{c[0], c[1], 0.0}, A.coefficients().data());
+                                 std::array<double, 3>{c[0], c[1], 0.0}, p,
+                                 A.coefficients().data());
   });
   return A;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,6 +37,8 @@ struct Pfmg<T>::Data {
   std::vector<Array<T>> wl, wr;
   /// Right-hand side, iterate and work vector of each level (ghosted).
   mutable std::vector<StructVector<T>> b, x, t;
+  /// The coarsest level repeats the cycle's pre and post sweeps this often.
+  int coarsest_repeats = 1;
 
   const StructMatrix<T>& matrix(int l) const {
     return l == 0 ? *A0 : coarse[static_cast<std::size_t>(l - 1)];
@@ -85,6 +88,43 @@ ks::OffsetTable offset_table(const Stencil& stencil) {
   return table;
 }
 
+/// In a periodic direction of one cell every offset in that direction
+/// reaches the cell itself, so the entries that differ only there act as
+/// one. Merged into the entry with a zero component there, the stencil is
+/// smaller and its centre is the true diagonal, which the smoothers divide
+/// by: the stored centre alone would damp them far too much where the
+/// merged entries nearly cancel it (a Laplacian coarsened to one cell in a
+/// periodic direction). Nothing to merge: nullopt.
+template <class T>
+std::optional<StructMatrix<T>> merge_unit_periods(const StructMatrix<T>& A) {
+  const StructGrid& grid = A.grid();
+  std::array<bool, 3> unit{false, false, false};
+  bool any = false;
+  for (int d = 0; d < 3; ++d) {
+    unit[d] = grid.periodic(d) && grid.box().extent(d) == 1;
+    for (const Index& o : A.stencil().offsets()) any = any || (unit[d] && o[d] != 0);
+  }
+  if (!any) return std::nullopt;
+  std::vector<Index> offsets;
+  ks::EntryMap map{};
+  for (int e = 0; e < A.stencil().size(); ++e) {
+    Index o = A.stencil().offset(e);
+    for (int d = 0; d < 3; ++d) {
+      if (unit[d]) o[d] = 0;
+    }
+    const auto at = std::find(offsets.begin(), offsets.end(), o);
+    map.e[e] = static_cast<int>(at - offsets.begin());
+    if (at == offsets.end()) offsets.push_back(o);
+  }
+  const int merged_entries = static_cast<int>(offsets.size());
+  StructMatrix<T> merged(A.executor(), grid, Stencil(grid.ndim(), std::move(offsets)));
+  A.executor().visit([&](const auto& e) {
+    ks::merge_entries(e, detail::geometry(grid, 0), A.stencil().size(), map, merged_entries,
+                      A.coefficients().data(), merged.coefficients().data());
+  });
+  return merged;
+}
+
 /// Parity of the lower corner: the red-black colouring follows the global
 /// index (i + j + k), so it does not depend on where a box starts.
 int corner_parity(const Box& box) {
@@ -107,13 +147,7 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
   require(params.jacobi_weight >= 0 && params.jacobi_weight < 2 && std::isfinite(params.jacobi_weight),
           "Pfmg: jacobi_weight must be in [0, 2) (0: hypre's per-level weight), got " +
               std::to_string(params.jacobi_weight));
-  const StructGrid& grid = A->grid();
-  if (grid.any_periodic()) {
-    throw not_implemented("Pfmg: periodic grids are not implemented (periodic = " +
-                          std::to_string(grid.periodic(0)) + ", " +
-                          std::to_string(grid.periodic(1)) + ", " +
-                          std::to_string(grid.periodic(2)) + ")");
-  }
+  const StructGrid grid = A->grid();  // a copy: A0 below may replace A
   require(A->center_entry() >= 0, "Pfmg: the stencil has no centre entry (0, 0, 0)");
   require(A->stencil().reach() <= 1, "Pfmg: the stencil reaches " +
                                          std::to_string(A->stencil().reach()) +
@@ -125,6 +159,22 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
   D.A0 = A->storage() == Storage::symmetric
              ? std::make_shared<const StructMatrix<T>>(A->to_full())
              : std::move(A);
+  // Periodic in every direction with rows summing to zero (to rounding):
+  // the constants are in A's null space, and in every coarse operator's
+  // (P interpolates constants exactly from such rows, so P^T A P 1 =
+  // P^T A 1 = 0); a one-cell coarsest level is then the zero matrix.
+  bool constants_in_null_space = false;
+  if (grid.periodic(0) && grid.periodic(1) && (grid.ndim() == 2 || grid.periodic(2))) {
+    const auto& A0 = *D.A0;
+    const double defect = D.A0->executor().visit([&](const auto& e) {
+      return double(ks::largest_relative_row_sum(e, detail::geometry(grid, 0), A0.stencil().size(),
+                                                 A0.coefficients().data(), A0.center_entry()));
+    });
+    constants_in_null_space = defect <= 1e-12;
+  }
+  if (auto merged = merge_unit_periods(*D.A0)) {
+    D.A0 = std::make_shared<const StructMatrix<T>>(std::move(*merged));
+  }
   const Executor& exec = D.A0->executor();
   const int ndim = grid.ndim();
 
@@ -139,7 +189,8 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     const double cells = static_cast<double>(grid.points());
     for (int d = 0; d < ndim; ++d) {
       const auto sums = exec.visit([&](const auto& e) {
-        return ks::direction_coupling(e, geo, shape, D.A0->coefficients().data(), d);
+        return ks::direction_coupling(e, geo, shape, D.A0->coefficients().data(), d,
+                                      grid.periodic());
       });
       const double mean = sums[0] / cells, square = sums[1] / cells;
       if (square - mean * mean > 0.1 * mean * mean) varying = true;
@@ -150,31 +201,49 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
 
   // 2. Levels: direction, relaxation flag and weight (hypre's loop).
   Box cbox = grid.box();
-  std::array<bool, 3> coarsened{true, true, true};  // forces relaxation on the finest level
+  // smooth[d]: the error is smooth in direction d at the current spacing,
+  // because a relaxed level had d strongly coupled at this spacing and d
+  // was not coarsened since. Nothing is smooth before the finest level's
+  // relaxation, which is therefore always done.
+  std::array<bool, 3> smooth{false, false, false};
   for (int l = 0;; ++l) {
     PfmgLevel level;
     for (int d = 0; d < 3; ++d) level.extent[d] = cbox.extent(d);
-    int cdir = -1;
+    // cdir: the strongest direction that can be halved; `strongest`: the
+    // strongest with more than one cell, which sets the Jacobi weight of a
+    // coarsest level left with odd periods (several cells: damped sweeps
+    // as on the levels above, where hypre switches to undamped Jacobi).
+    int cdir = -1, strongest = -1;
     double min_dxyz = std::numeric_limits<double>::max();
+    double min_any = std::numeric_limits<double>::max();
     double alpha = 0.0;
     for (int d = 0; d < ndim; ++d) {
       // Ties within rounding go to the lower direction: the couplings are
       // sums whose order differs between host and device, and a problem
       // symmetric in its axes must get the same hierarchy on both.
-      if (cbox.extent(d) > 1 && dxyz[d] < min_dxyz * (1 - 1e-10)) {
+      if (cbox.extent(d) > 1 && dxyz[d] < min_any * (1 - 1e-10)) {
+        min_any = dxyz[d];
+        strongest = d;
+      }
+      // A periodic direction is halved only while its period is even, so
+      // that the coarse grid is periodic too (period n / 2); hypre stops
+      // coarsening altogether there, this goes on in the other directions.
+      const bool halvable = !grid.periodic(d) || cbox.extent(d) % 2 == 0;
+      if (cbox.extent(d) > 1 && halvable && dxyz[d] < min_dxyz * (1 - 1e-10)) {
         min_dxyz = dxyz[d];
         cdir = d;
       }
       alpha += 1.0 / (dxyz[d] * dxyz[d]);
     }
+    const int weight_dir = cdir != -1 ? cdir : strongest;
     double weight = 1.0;
-    if (cdir != -1) {
+    if (weight_dir != -1) {
       if (varying) {
         weight = 2.0 / 3.0;
       } else if (ndim > 1) {
         double beta = 0.0;
         for (int d = 0; d < ndim; ++d) {
-          if (d != cdir) beta += 1.0 / (dxyz[d] * dxyz[d]);
+          if (d != weight_dir) beta += 1.0 / (dxyz[d] * dxyz[d]);
         }
         const double share = beta == alpha ? 0.0 : beta / alpha;
         weight = 2.0 / (3.0 - share);
@@ -190,20 +259,26 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     level.weight = weight;
     level.coarsening_direction = cdir;
     if (cdir == -1) {
-      level.relaxed = true;  // the coarsest level is always relaxed
+      level.relaxed = true;  // the coarsest level is relaxed (unless singular: step 3)
       D.info.push_back(level);
       break;
     }
-    if (coarsened[cdir]) {
-      // Coarsened in this direction since the last relaxed level: relax.
-      level.relaxed = true;
-      coarsened = {false, false, false};
-      coarsened[cdir] = true;
-    } else {
-      level.relaxed = false;
-      coarsened[cdir] = true;
+    // Skip (hypre's skip_relax): relaxing is worthwhile unless the error is
+    // already smooth in the direction about to be coarsened. A point
+    // smoother smooths the directions strongly coupled on its level: those
+    // whose spacing rounds to the smallest one on the log2 scale of
+    // semicoarsening (ratio below sqrt(2), i.e. at least half the strongest
+    // coupling); a direction one semicoarsening behind (ratio 2, a quarter
+    // of the coupling) is not. hypre marks every direction smooth after any
+    // relaxation. On an isotropic problem the ratios are exactly 1 or 2 and
+    // both rules agree; on (1, 0.001, 0.001) hypre's rule relaxes only while
+    // x alone is strong, then skips the first y and z coarsenings with y
+    // and z never smoothed, and PCG's iterations grow with the grid.
+    level.relaxed = !params.skip_relax || !smooth[cdir];
+    if (level.relaxed) {
+      for (int d = 0; d < ndim; ++d) smooth[d] = dxyz[d] < std::sqrt(2.0) * min_dxyz;
     }
-    if (!params.skip_relax) level.relaxed = true;
+    smooth[cdir] = false;  // its spacing doubles below
     D.info.push_back(level);
     dxyz[cdir] *= 2;
     // Even fine cells become coarse cells: n -> (n + 1) / 2, from 0.
@@ -215,11 +290,34 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
 
   // 3. Operators: interpolation weights and Galerkin coarse matrices.
   const int L = D.levels();
+  {
+    // hypre's coarsest-grid rule: sweeps in proportion to the coarsest
+    // grid's longest side (more than one cell when max_levels or an odd
+    // period stopped the coarsening), at most the work of about four
+    // sweeps per level; at least the cycle's own pre and post sweeps.
+    const auto& e = D.info.back().extent;
+    const std::int64_t longest = std::max({e[0], e[1], e[2]});
+    const std::int64_t target = std::min<std::int64_t>(4 * L, longest);
+    const int per_repeat = params.pre_sweeps + params.post_sweeps;
+    D.coarsest_repeats =
+        static_cast<int>(std::max<std::int64_t>(1, (target + per_repeat - 1) / per_repeat));
+  }
   for (int l = 0; l < L; ++l) {
     const StructMatrix<T>& Al = D.matrix(l);
     const auto geo = detail::geometry(Al.grid(), 0);
     const int center = Al.center_entry();
-    const size_type bad = exec.visit([&](const auto& e) {
+    // A one-cell coarsest level of a problem with the constants in its
+    // null space is zero up to rounding: the singular problem coarsened
+    // down to its null space. Its correction would only add a constant,
+    // and dividing by the rounding left of its diagonal would make that
+    // huge; like hypre (no relaxation on a zero coarsest diagonal), it is
+    // not relaxed. An exactly zero one-cell coarsest diagonal is the same.
+    bool singular_coarsest = false;
+    if (l == L - 1 && geo.points() == 1) {
+      singular_coarsest = constants_in_null_space || Al.coefficients().to_vector()[center] == T{0};
+      if (singular_coarsest) D.info[static_cast<std::size_t>(l)].relaxed = false;
+    }
+    const size_type bad = singular_coarsest ? -1 : exec.visit([&](const auto& e) {
       return ks::bad_diagonal(e, geo, Al.coefficients().data(), center);
     });
     if (bad >= 0) {
@@ -236,22 +334,27 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     Array<T> wl(exec, geo.points()), wr(exec, geo.points());
     exec.visit([&](const auto& e) {
       ks::interpolation_weights(e, geo, detail::shape(Al.stencil()), Al.coefficients().data(),
-                                cdir, wl.data(), wr.data());
+                                cdir, grid.periodic(), wl.data(), wr.data());
     });
     const auto& next = D.info[static_cast<std::size_t>(l + 1)];
-    StructGrid cgrid = StructGrid::from_extents(ndim, next.extent);
+    // The coarse grid keeps the periodicity (with half the period in cdir).
+    StructGrid cgrid = StructGrid::from_extents(ndim, next.extent, grid.periodic());
     Stencil cstencil = galerkin_stencil(Al.stencil(), cdir);
     StructMatrix<T> Ac(exec, std::move(cgrid), cstencil);
     const auto cgeo = detail::geometry(Ac.grid(), 0);
     exec.visit([&](const auto& e) {
-      ks::galerkin_product(e, geo, cgeo, cdir, detail::shape(Al.stencil()),
+      ks::galerkin_product(e, geo, cgeo, cdir, detail::shape(Al.stencil()), grid.periodic(),
                            Al.coefficients().data(), wl.data(), wr.data(), offset_table(cstencil),
                            cstencil.size(), Ac.coefficients().data());
     });
     D.wl.push_back(std::move(wl));
     D.wr.push_back(std::move(wr));
-    D.coarse.push_back(std::move(Ac));
-    D.info[static_cast<std::size_t>(l + 1)].stencil_size = cstencil.size();
+    if (auto merged = merge_unit_periods(Ac)) {
+      D.coarse.push_back(std::move(*merged));
+    } else {
+      D.coarse.push_back(std::move(Ac));
+    }
+    D.info[static_cast<std::size_t>(l + 1)].stencil_size = D.coarse.back().stencil().size();
   }
   D.info[0].stencil_size = D.A0->stencil().size();
 }
@@ -333,17 +436,19 @@ void relax(const StructMatrix<T>& A, const StructVector<T>& b, StructVector<T>& 
   A.executor().visit([&](const auto& e) {
     for (int s = 0; s < sweeps; ++s) {
       if (params.relaxation == PfmgRelaxation::weighted_jacobi) {
-        // One pass into t, then t and x trade storage (their ghosts are
-        // both zero: PFMG's grids are not periodic).
+        // One pass into t, then t and x trade storage; x's ghosts (zero,
+        // or in a periodic direction the images) are refreshed.
         ks::jacobi_sweep(e, geo, shape, A.coefficients().data(), center, T(weight),
                          b.data().data(), x.data().data(), t.data().data());
         std::swap(x.data(), t.data());
+        x.update_ghosts();
       } else {
         for (int c = 0; c < 2; ++c) {
           const int colour = forward ? c : 1 - c;
           ks::relax_correction(e, geo, shape, A.coefficients().data(), center, T{1},
                                b.data().data(), x.data().data(), t.data().data(), colour, parity);
           ks::add_correction(e, geo, t.data().data(), x.data().data(), colour, parity);
+          x.update_ghosts();
         }
       }
     }
@@ -387,11 +492,17 @@ void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
     const auto& info = D.info[static_cast<std::size_t>(l)];
     const StructMatrix<T>& A = D.matrix(l);
     if (l == L - 1) {
-      // Coarsest: one cell in every direction unless max_levels stopped
-      // earlier; the sweeps of both halves of the cycle, in the order of
-      // each half, so that the cycle stays symmetric.
-      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
-      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps, false);
+      // Coarsest: one cell in every direction unless max_levels or odd
+      // periods stopped earlier; the sweeps of both halves of the cycle
+      // (coarsest_repeats times each), in the order of each half, so that
+      // the cycle stays symmetric. A singular one-cell coarsest level is
+      // not relaxed (see the setup).
+      for (int r = 0; info.relaxed && r < D.coarsest_repeats; ++r) {
+        relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
+      }
+      for (int r = 0; info.relaxed && r < D.coarsest_repeats; ++r) {
+        relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps, false);
+      }
       break;
     }
     if (info.relaxed && D.params.pre_sweeps > 0) {
@@ -403,6 +514,7 @@ void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
           ks::jacobi_from_zero(e, geo, A.coefficients().data(), A.center_entry(), T(info.weight),
                                D.b[l].data().data(), D.x[l].data().data());
         });
+        D.x[l].update_ghosts();
         --sweeps;
       }
       relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, sweeps, true);
@@ -419,6 +531,7 @@ void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
     const auto coarse = detail::geometry(D.matrix(l + 1).grid(), 1);
     executor().visit([&](const auto& e) {
       ks::restrict_by_stencil(e, fine, coarse, info.coarsening_direction,
+                              A.grid().periodic(info.coarsening_direction),
                               D.wl[static_cast<std::size_t>(l)].data(),
                               D.wr[static_cast<std::size_t>(l)].data(), r->data().data(),
                               D.b[l + 1].data().data());
@@ -432,10 +545,12 @@ void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
     const auto coarse = detail::geometry(D.matrix(l + 1).grid(), 1);
     executor().visit([&](const auto& e) {
       ks::interpolate_add(e, fine, coarse, info.coarsening_direction,
+                          D.matrix(l).grid().periodic(info.coarsening_direction),
                           D.wl[static_cast<std::size_t>(l)].data(),
                           D.wr[static_cast<std::size_t>(l)].data(), D.x[l + 1].data().data(),
                           D.x[l].data().data());
     });
+    D.x[l].update_ghosts();
     if (info.relaxed) {
       relax(D.matrix(l), D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps,
             false);

@@ -39,6 +39,13 @@ struct Geometry {
   Extent extent() const { return {{n[0], n[1], n[2]}}; }
 };
 
+/// A map between the entries of two stencils (by value into the kernels):
+/// the matrix entry of each entry of a reordered Shape (csr_fill), or the
+/// merged entry of each entry (merge_entries).
+struct EntryMap {
+  int e[max_entries];
+};
+
 /// Stencil offsets as a kernel argument (passed by value).
 struct Shape {
   int size;
@@ -125,46 +132,67 @@ void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour
 /// onto that direction: at every fine cell, with c = sum of the
 /// coefficients whose offset has no d component, wl = -(sum with offset
 /// -1 in d) / c and wr = -(sum with +1 in d) / c (coefficients reaching
-/// outside the grid count as zero). Where c is zero or not finite, wl = wr
-/// = 0 (such a cell takes nothing from the coarse grid; no reduction, so
-/// the setup does not wait for the device here).
+/// outside a non-periodic boundary count as zero; across a periodic one
+/// they count). Where c is zero or not finite, wl = wr = 0 (such a cell
+/// takes nothing from the coarse grid; no reduction, so the setup does not
+/// wait for the device here).
 template <class Exec, class T>
 void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
-                           int d, T* wl, T* wr);
+                           int d, std::array<bool, 3> periodic, T* wl, T* wr);
 
 /// Coarse cell I <-> fine cell 2 I in direction d (the same cell in the
-/// others). r_c(I) = r_f(2I) + wr(2I-1) r_f(2I-1) + wl(2I+1) r_f(2I+1)
-/// (terms outside the fine box dropped): restriction by P^T. r_f and r_c
-/// ghosted, weights compact on the fine box.
+/// others). r_c(I) = r_f(2I) + wr(2I-1) r_f(2I-1) + wl(2I+1) r_f(2I+1):
+/// restriction by P^T. Fine cells outside the fine box are dropped, or,
+/// when d is periodic (an even number of fine cells), wrapped: coarse cell
+/// 0 takes fine cell n - 1. r_f and r_c ghosted (their ghosts unread),
+/// weights compact on the fine box.
 template <class Exec, class T>
-void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
-                         const T* wr, const T* r_f, T* r_c);
+void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
+                         const T* wl, const T* wr, const T* r_f, T* r_c);
 
 /// x_f += P e_c: x_f(2I) += e_c(I); x_f(2I+1) += wl e_c(I) + wr e_c(I+1)
-/// (a coarse cell outside the coarse box contributes nothing).
+/// (a coarse cell outside the coarse box contributes nothing, or, when d is
+/// periodic, is wrapped: the last fine cell takes coarse cell 0). x_f's
+/// ghosts are not written.
 template <class Exec, class T>
-void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
-                     const T* wr, const T* e_c, T* x_f);
+void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
+                     const T* wl, const T* wr, const T* e_c, T* x_f);
 
 /// The Galerkin coarse operator P^T A P computed on stencils: for each coarse
 /// cell I, the sum over the fine cells i in {2I-1, 2I, 2I+1} (weight 1, or
 /// P's weight of i towards I), the fine entries s with j = i + o_s inside
 /// the fine box, and the coarse cells J that j interpolates from, of
 /// R(I, i) a_s(i) P(j, J), added to the coarse entry of offset J - I.
-/// Fine offsets within [-1, 1]; `coarse_table` maps every offset that
-/// occurs to a coarse entry.
+/// In a periodic direction i and j are wrapped where they are read, and
+/// J - I is taken before wrapping, so that the coarse stencil keeps its
+/// offsets in [-1, 1] and the coarse grid is periodic with half the period
+/// (the fine period must be even in d). Fine offsets within [-1, 1];
+/// `coarse_table` maps every offset that occurs to a coarse entry.
 template <class Exec, class T>
 void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d, const Shape& fine_shape,
-                      const T* fine_coef, const T* wl, const T* wr, OffsetTable coarse_table,
-                      int coarse_entries, T* coarse_coef);
+                      std::array<bool, 3> periodic, const T* fine_coef, const T* wl, const T* wr,
+                      OffsetTable coarse_table, int coarse_entries, T* coarse_coef);
 
 /// Sums over the cells of -(sum of the coefficients whose offset has a
-/// nonzero d component and reaches a cell inside the grid), and of its
-/// square: the coupling strength in direction d (PFMG's choice of the
-/// coarsening direction).
+/// nonzero d component and reaches a cell inside the grid, or across a
+/// periodic boundary), and of its square: the coupling strength in
+/// direction d (PFMG's choice of the coarsening direction).
 template <class Exec, class T>
 std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
-                                    const T* coef, int d);
+                                    const T* coef, int d, std::array<bool, 3> periodic);
+
+/// max over the cells of |sum of the coefficients| / |coefficient `center`|
+/// (every entry counted, as in a grid periodic in every direction): zero up
+/// to rounding when the constants are in the matrix's null space.
+template <class Exec, class T>
+T largest_relative_row_sum(const Exec& exec, Geometry geo, int entries, const T* coef, int center);
+
+/// merged(f, p) = sum of coef(e, p) over the entries e with map.e[e] == f
+/// (f in [0, merged_entries)): stencil entries that reach the same cell
+/// combined into one (a periodic direction of one cell).
+template <class Exec, class T>
+void merge_entries(const Exec& exec, Geometry geo, int entries, EntryMap map, int merged_entries,
+                   const T* coef, T* merged);
 
 /// Smallest (and first) cell whose coefficient `center` is zero or not
 /// finite, -1 when none.
@@ -177,10 +205,6 @@ template <class Exec>
 void csr_row_counts(const Exec& exec, Geometry geo, const Shape& shape,
                     std::array<bool, 3> periodic, offset_type* counts);
 
-/// Matrix entry of each entry of a reordered Shape.
-struct EntryMap {
-  int e[max_entries];
-};
 
 /// Fills columns and values of the CSR rows (row_ptr from the counts),
 /// entries in the order of `shape` (order.e[k] is the matrix entry whose
@@ -192,11 +216,11 @@ void csr_fill(const Exec& exec, Geometry geo, const Shape& shape, EntryMap order
 
 /// 7-point (5-point when geo.n[2] == 1 and `three_d` is false) constant
 /// anisotropic coefficients: centre 2 sum c_d, -c_d towards the neighbours
-/// inside the grid, 0 towards outside. Entries in Stencil::seven_point /
-/// five_point order.
+/// inside the grid or across a periodic boundary, 0 towards outside.
+/// Entries in Stencil::seven_point / five_point order.
 template <class Exec, class T>
 void anisotropic_coefficients(const Exec& exec, Geometry geo, bool three_d, std::array<T, 3> c,
-                              T* coef);
+                              std::array<bool, 3> periodic, T* coef);
 
 /// gallery::jumps3d's finite-volume coefficients in seven_point order.
 template <class Exec, class T>

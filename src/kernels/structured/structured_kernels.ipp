@@ -11,14 +11,12 @@
 namespace strata::kernels::structured {
 
 namespace detail {
+/// c wrapped into [0, n). Most calls are for a cell inside already, which
+/// skip the 64-bit division (tens of instructions, per stencil entry).
 STRATA_HD inline size_type wrap(size_type c, size_type n) {
+  if (c >= 0 && c < n) return c;
   const size_type r = c % n;
   return r < 0 ? r + n : r;
-}
-/// Whether (i, j, k) + offset o stays in the box (non-periodic grid).
-STRATA_HD inline bool reaches_inside(const Geometry& geo, size_type i, size_type j, size_type k,
-                                     const int* o) {
-  return geo.inside(i + o[0], j + o[1], k + o[2]);
 }
 STRATA_HD inline bool in_colour(size_type i, size_type j, size_type k, int colour, int parity) {
   return colour < 0 || ((i + j + k + parity) & 1) == colour;
@@ -60,22 +58,28 @@ void fill_box(const Exec& exec, Extent extent, BoxLayout layout, T* dst, T value
 
 template <class Exec, class T>
 void periodic_ghosts(const Exec& exec, Geometry geo, std::array<bool, 3> periodic, T* data) {
-  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
-  const Extent all{{geo.ghosted(0), geo.ghosted(1), geo.ghosted(2)}};
-  const size_type dims[3] = {geo.ghosted(0), geo.ghosted(1), geo.ghosted(2)};
-  const size_type zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-  box_loop(
-      exec, all,
-      [=] STRATA_HD(size_type a, size_type b, size_type c, size_type here) {
-        size_type i = a - geo.g[0], j = b - geo.g[1], k = c - geo.g[2];
-        if (geo.inside(i, j, k)) return;  // interior: nothing to do
-        if (p0) i = detail::wrap(i, geo.n[0]);
-        if (p1) j = detail::wrap(j, geo.n[1]);
-        if (p2) k = detail::wrap(k, geo.n[2]);
-        // A ghost beyond a non-periodic boundary stays as it is (zero).
-        if (geo.inside(i, j, k)) data[here] = data[geo.gidx(i, j, k)];
-      },
-      layout_of(dims, zero, one));
+  // Direction by direction, only the ghost layers of a periodic direction
+  // (both sides at once) across the whole ghosted extent of the others:
+  // edges and corners take their image through the directions done before.
+  // A ghost beyond a non-periodic boundary is read as it is (zero), so the
+  // result is the same as wrapping each ghost cell on its own, at the cost
+  // of the ghost layers instead of the whole array (the V-cycle refreshes
+  // ghosts after every sweep).
+  for (int d = 0; d < 3; ++d) {
+    if (!periodic[d] || geo.g[d] == 0) continue;
+    const size_type g = geo.g[d], n = geo.n[d];
+    Extent layers{{geo.ghosted(0), geo.ghosted(1), geo.ghosted(2)}};
+    layers.n[d] = 2 * g;
+    box_loop(exec, layers, [=] STRATA_HD(size_type a, size_type b, size_type c) {
+      size_type at[3] = {a, b, c};
+      // Layer t < g is ghost t (cell t - g); t >= g is ghost n + t (cell n + t - g).
+      if (at[d] >= g) at[d] += n;
+      size_type from[3] = {at[0], at[1], at[2]};
+      from[d] = detail::wrap(at[d] - g, n) + g;
+      const size_type w0 = geo.ghosted(0), w1 = geo.ghosted(1);
+      data[at[0] + w0 * (at[1] + w1 * at[2])] = data[from[0] + w0 * (from[1] + w1 * from[2])];
+    });
+  }
 }
 
 template <class Exec, class T>
@@ -295,18 +299,20 @@ void add_correction(const Exec& exec, Geometry geo, const T* t, T* x, int colour
 
 template <class Exec, class T>
 void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, const T* coef,
-                           int d, T* wl, T* wr) {
+                           int d, std::array<bool, 3> periodic, T* wl, T* wr) {
   const Shape s = shape;
   const size_type points = fine.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
   box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
     T c{0}, left{0}, right{0};
     const size_type p = fine.cidx(i, j, k);
     for (int e = 0; e < s.size; ++e) {
-      if (!detail::reaches_inside(fine, i, j, k, s.o[e])) continue;
-      const T a = coef[e * points + p];
-      if (s.o[e][d] == 0) c += a;
-      else if (s.o[e][d] < 0) left += a;
-      else right += a;
+      size_type a = i + s.o[e][0], b = j + s.o[e][1], q = k + s.o[e][2];
+      if (!detail::locate(fine, p0, p1, p2, a, b, q)) continue;
+      const T v = coef[e * points + p];
+      if (s.o[e][d] == 0) c += v;
+      else if (s.o[e][d] < 0) left += v;
+      else right += v;
     }
     const bool usable = c != T{0} && c - c == T{0};
     wl[p] = usable ? -left / c : T{0};
@@ -315,8 +321,8 @@ void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, 
 }
 
 template <class Exec, class T>
-void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
-                         const T* wr, const T* r_f, T* r_c) {
+void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
+                         const T* wl, const T* wr, const T* r_f, T* r_c) {
   box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
     size_type f[3] = {I, J, K};
     f[d] *= 2;
@@ -324,6 +330,10 @@ void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d
     size_type m[3] = {f[0], f[1], f[2]}, q[3] = {f[0], f[1], f[2]};
     m[d] -= 1;
     q[d] += 1;
+    if (periodic) {
+      m[d] = detail::wrap(m[d], fine.n[d]);
+      q[d] = detail::wrap(q[d], fine.n[d]);
+    }
     if (m[d] >= 0) acc += wr[fine.cidx(m[0], m[1], m[2])] * r_f[fine.gidx(m[0], m[1], m[2])];
     if (q[d] < fine.n[d]) acc += wl[fine.cidx(q[0], q[1], q[2])] * r_f[fine.gidx(q[0], q[1], q[2])];
     r_c[coarse.gidx(I, J, K)] = acc;
@@ -331,8 +341,8 @@ void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d
 }
 
 template <class Exec, class T>
-void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, const T* wl,
-                     const T* wr, const T* e_c, T* x_f) {
+void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
+                     const T* wl, const T* wr, const T* e_c, T* x_f) {
   box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
     size_type c[3] = {i, j, k};
     const size_type f = c[d];
@@ -344,6 +354,7 @@ void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, co
       const size_type p = fine.cidx(i, j, k);
       v = wl[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
       c[d] += 1;
+      if (periodic && c[d] == coarse.n[d]) c[d] = 0;
       if (c[d] < coarse.n[d]) v += wr[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
     }
     x_f[fine.gidx(i, j, k)] += v;
@@ -352,29 +363,38 @@ void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, co
 
 template <class Exec, class T>
 void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
-                      const Shape& fine_shape, const T* fine_coef, const T* wl, const T* wr,
-                      OffsetTable coarse_table, int coarse_entries, T* coarse_coef) {
+                      const Shape& fine_shape, std::array<bool, 3> periodic, const T* fine_coef,
+                      const T* wl, const T* wr, OffsetTable coarse_table, int coarse_entries,
+                      T* coarse_coef) {
   const Shape s = fine_shape;
   const size_type fine_points = fine.points(), coarse_points = coarse.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  const bool pd = periodic[d];
   box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
     T acc[27];
     for (int e = 0; e < 27; ++e) acc[e] = T{0};
     const size_type C[3] = {I, J, K};
     for (int a = -1; a <= 1; ++a) {
-      // Fine cell i = 2I + a (in d) and R(I, i) = P(i, I).
+      // Fine cell i = 2I + a (in d) and R(I, i) = P(i, I); in a periodic d
+      // the cell before fine cell 0 is the last one.
       size_type fi[3] = {I, J, K};
       fi[d] = 2 * C[d] + a;
+      if (pd) fi[d] = detail::wrap(fi[d], fine.n[d]);
       if (fi[d] < 0 || fi[d] >= fine.n[d]) continue;
       const size_type pi = fine.cidx(fi[0], fi[1], fi[2]);
       const T r = a == 0 ? T{1} : (a < 0 ? wr[pi] : wl[pi]);
       if (r == T{0}) continue;
       for (int e = 0; e < s.size; ++e) {
-        const size_type fj[3] = {fi[0] + s.o[e][0], fi[1] + s.o[e][1], fi[2] + s.o[e][2]};
-        if (!fine.inside(fj[0], fj[1], fj[2])) continue;
+        // j = i + o: jd unwrapped (relative to 2I, so that the coarse
+        // offsets below stay in [-1, 1]); fj wrapped, where j is read.
+        const size_type jd = 2 * C[d] + a + s.o[e][d];
+        size_type fj[3] = {fi[0] + s.o[e][0], fi[1] + s.o[e][1], fi[2] + s.o[e][2]};
+        if (!detail::locate(fine, p0, p1, p2, fj[0], fj[1], fj[2])) continue;
         const T ra = r * fine_coef[e * fine_points + pi];
-        // Coarse cells that fine cell j interpolates from, with P(j, J).
+        // Coarse cells that fine cell j interpolates from, with P(j, J);
+        // jd - 1 and jd are even where they are halved, so the divisions
+        // are exact for negative jd too.
         int off[3] = {s.o[e][0], s.o[e][1], s.o[e][2]};
-        const size_type jd = fj[d];
         if (jd % 2 == 0) {
           off[d] = static_cast<int>(jd / 2 - C[d]);
           acc[(off[0] + 1) + 3 * (off[1] + 1) + 9 * (off[2] + 1)] += ra;
@@ -382,7 +402,7 @@ void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
           const size_type pj = fine.cidx(fj[0], fj[1], fj[2]);
           off[d] = static_cast<int>((jd - 1) / 2 - C[d]);
           acc[(off[0] + 1) + 3 * (off[1] + 1) + 9 * (off[2] + 1)] += ra * wl[pj];
-          if ((jd + 1) / 2 < coarse.n[d]) {
+          if (pd || (jd + 1) / 2 < coarse.n[d]) {
             off[d] += 1;
             acc[(off[0] + 1) + 3 * (off[1] + 1) + 9 * (off[2] + 1)] += ra * wr[pj];
           }
@@ -400,13 +420,16 @@ void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
 
 template <class Exec, class T>
 std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
-                                    const T* coef, int d) {
+                                    const T* coef, int d, std::array<bool, 3> periodic) {
   const Shape s = shape;
   const size_type points = geo.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
   const auto coupling = [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
     T c{0};
     for (int e = 0; e < s.size; ++e) {
-      if (s.o[e][d] == 0 || !detail::reaches_inside(geo, i, j, k, s.o[e])) continue;
+      if (s.o[e][d] == 0) continue;
+      size_type a = i + s.o[e][0], b = j + s.o[e][1], q = k + s.o[e][2];
+      if (!detail::locate(geo, p0, p1, p2, a, b, q)) continue;
       c -= coef[e * points + geo.cidx(i, j, k)];
     }
     return c;
@@ -420,6 +443,34 @@ std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape&
       },
       ops::Plus{});
   return {sum, squares};
+}
+
+template <class Exec, class T>
+T largest_relative_row_sum(const Exec& exec, Geometry geo, int entries, const T* coef, int center) {
+  const size_type points = geo.points();
+  return box_reduce(
+      exec, geo.extent(), T{0},
+      [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
+        const size_type p = geo.cidx(i, j, k);
+        T sum{0};
+        for (int e = 0; e < entries; ++e) sum += coef[e * points + p];
+        const T diagonal = coef[center * points + p];
+        const T a = sum < T{0} ? -sum : sum, b = diagonal < T{0} ? -diagonal : diagonal;
+        // A zero diagonal counts as a nonzero row sum (bad_diagonal rejects it).
+        return b > T{0} ? a / b : std::numeric_limits<T>::infinity();
+      },
+      ops::Max{});
+}
+
+template <class Exec, class T>
+void merge_entries(const Exec& exec, Geometry geo, int entries, EntryMap map, int merged_entries,
+                   const T* coef, T* merged) {
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k);
+    for (int f = 0; f < merged_entries; ++f) merged[f * points + p] = T{0};
+    for (int e = 0; e < entries; ++e) merged[map.e[e] * points + p] += coef[e * points + p];
+  });
 }
 
 template <class Exec, class T>
@@ -478,20 +529,21 @@ void csr_fill(const Exec& exec, Geometry geo, const Shape& shape, EntryMap order
 
 template <class Exec, class T>
 void anisotropic_coefficients(const Exec& exec, Geometry geo, bool three_d, std::array<T, 3> c,
-                              T* coef) {
+                              std::array<bool, 3> periodic, T* coef) {
   const size_type points = geo.points();
   const T cx = c[0], cy = c[1], cz = three_d ? c[2] : T{0};
   const T diagonal = three_d ? 2 * (cx + cy + cz) : 2 * (cx + cy);
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
   box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
     const size_type p = geo.cidx(i, j, k);
     coef[p] = diagonal;
-    coef[1 * points + p] = i > 0 ? -cx : T{0};
-    coef[2 * points + p] = i + 1 < geo.n[0] ? -cx : T{0};
-    coef[3 * points + p] = j > 0 ? -cy : T{0};
-    coef[4 * points + p] = j + 1 < geo.n[1] ? -cy : T{0};
+    coef[1 * points + p] = p0 || i > 0 ? -cx : T{0};
+    coef[2 * points + p] = p0 || i + 1 < geo.n[0] ? -cx : T{0};
+    coef[3 * points + p] = p1 || j > 0 ? -cy : T{0};
+    coef[4 * points + p] = p1 || j + 1 < geo.n[1] ? -cy : T{0};
     if (three_d) {
-      coef[5 * points + p] = k > 0 ? -cz : T{0};
-      coef[6 * points + p] = k + 1 < geo.n[2] ? -cz : T{0};
+      coef[5 * points + p] = p2 || k > 0 ? -cz : T{0};
+      coef[6 * points + p] = p2 || k + 1 < geo.n[2] ? -cz : T{0};
     }
   });
 }
