@@ -235,10 +235,10 @@ __global__ void __launch_bounds__(block_size, min_blocks)
         const int items = static_cast<int>(step_len[st]) * rc;
         const T* b_step = b_val + step_q0[st] * mc;
         if constexpr (M > 0) {
-          // U entries per thread at a time, their loads (U M values of B)
-          // issued together; 12 values keep the registers within
-          // min_blocks' bound.
-          constexpr int U = M >= 12 ? 1 : 12 / M;
+          // U entries per thread at a time, their loads issued together.
+          // 2, also for 3x3 times 3x6: 4 spilled registers under
+          // min_blocks' bound and ran 12% slower (H100).
+          constexpr int U = 2;
           for (int t0 = lane; t0 < items; t0 += U * G) {
             T bv[U][M], old[U];
             int at[U], ai[U];  // the entry's place in the row, row i of a_IK
