@@ -177,6 +177,25 @@ void check_sweep_locations(const Executor& exec, const Vector<T>& b, const Vecto
   check_location(exec, x.executor(), "x", "A");
 }
 
+/// The checks of a scalar Jacobi sweep x = x0 + d .* (b - A x0) of a square
+/// `rows` x `cols` operator described by `what`.
+template <class T>
+void check_jacobi_sweep(const Executor& exec, size_type rows, size_type cols,
+                        const std::string& what, const Vector<T>& d, const Vector<T>& b,
+                        const Vector<T>& x0, const Vector<T>& x) {
+  check_location(exec, d.executor(), "d", "A");
+  check_sweep_locations(exec, b, x0, x);
+  if (rows != cols || d.size() != rows || b.size() != rows || x0.size() != rows ||
+      x.size() != rows) {
+    throw dimension_mismatch("jacobi_sweep: A is " + what + ", d, b, x0 and x have " +
+                             std::to_string(d.size()) + ", " + std::to_string(b.size()) + ", " +
+                             std::to_string(x0.size()) + " and " + std::to_string(x.size()) +
+                             " entries");
+  }
+  require(x0.data() != x.data() || x.size() == 0,
+          "jacobi_sweep: x0 and x must be in separate storage");
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------- CSR
@@ -207,17 +226,8 @@ void CsrOperator<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const 
                                   Vector<T>& x) const {
   const CsrMatrix<T>& A = *A_;
   const Executor& exec = A.executor();
-  check_location(exec, d.executor(), "d", "A");
-  check_sweep_locations(exec, b, x0, x);
-  if (A.rows() != A.cols() || d.size() != A.rows() || b.size() != A.rows() ||
-      x0.size() != A.rows() || x.size() != A.rows()) {
-    throw dimension_mismatch(
-        "jacobi_sweep: A is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
-        ", d, b, x0 and x have " + std::to_string(d.size()) + ", " + std::to_string(b.size()) +
-        ", " + std::to_string(x0.size()) + " and " + std::to_string(x.size()) + " entries");
-  }
-  require(x0.data() != x.data() || x.size() == 0,
-          "jacobi_sweep: x0 and x must be in separate storage");
+  check_jacobi_sweep(exec, A.rows(), A.cols(),
+                     std::to_string(A.rows()) + " x " + std::to_string(A.cols()), d, b, x0, x);
   exec.visit([&](const auto& e) {
     kernels::csr::jacobi_sweep(e, A.rows(), A.nnz(), A.max_row_nnz(), A.row_ptr().data(),
                                A.col_idx().data(), A.values().data(), d.data(), b.data(), x0.data(),
@@ -299,17 +309,7 @@ void BsrOperator<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const 
                                   Vector<T>& x) const {
   const BsrMatrix<T>& A = *A_;
   const Executor& exec = A.executor();
-  check_location(exec, d.executor(), "d", "A");
-  check_sweep_locations(exec, b, x0, x);
-  if (A.rows() != A.cols() || d.size() != A.rows() || b.size() != A.rows() ||
-      x0.size() != A.rows() || x.size() != A.rows()) {
-    throw dimension_mismatch("jacobi_sweep: A is " + kind() + ", d, b, x0 and x have " +
-                             std::to_string(d.size()) + ", " + std::to_string(b.size()) + ", " +
-                             std::to_string(x0.size()) + " and " + std::to_string(x.size()) +
-                             " entries");
-  }
-  require(x0.data() != x.data() || x.size() == 0,
-          "jacobi_sweep: x0 and x must be in separate storage");
+  check_jacobi_sweep(exec, A.rows(), A.cols(), kind(), d, b, x0, x);
   const int bs = diagonal_block_size();
   if (bs == 0 || !kernels::bsr::has_fast_path(bs, bs)) {
     LevelOperator<T>::jacobi_sweep(d, b, x0, x);
