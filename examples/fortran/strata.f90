@@ -34,6 +34,38 @@ module strata
       integer(c_int) :: status
     end function strata_matrix_create_csr
 
+    ! New values for the same pattern, in the matrix's order; solvers see
+    ! them after strata_solver_resetup.
+    function strata_matrix_set_values(matrix, values) &
+        bind(c, name="strata_matrix_set_values") result(status)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: matrix
+      real(c_double), intent(in) :: values(*)
+      integer(c_int) :: status
+    end function strata_matrix_set_values
+
+    function strata_matrix_size(matrix, rows, cols, nnz) bind(c, name="strata_matrix_size") &
+        result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: matrix
+      integer(c_int64_t), intent(out) :: rows, cols, nnz
+      integer(c_int) :: status
+    end function strata_matrix_size
+
+    ! The near-null space (k columns of rows values, column-major: a
+    ! Fortran array near_null(rows, k)) and the unknowns per node, for the
+    ! aggregation coarsenings of solvers created afterwards (the rigid-body
+    ! modes of elasticity).
+    function strata_matrix_set_near_null_space(matrix, block_size, k, near_null) &
+        bind(c, name="strata_matrix_set_near_null_space") result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      type(c_ptr), value :: matrix
+      integer(c_int), value :: block_size
+      integer(c_int64_t), value :: k
+      real(c_double), intent(in) :: near_null(*)
+      integer(c_int) :: status
+    end function strata_matrix_set_near_null_space
+
     function strata_matrix_destroy(matrix) bind(c, name="strata_matrix_destroy") result(status)
       import :: c_int, c_ptr
       type(c_ptr), value :: matrix
@@ -48,6 +80,14 @@ module strata
       type(c_ptr), intent(out) :: solver
       integer(c_int) :: status
     end function strata_solver_create
+
+    ! After strata_matrix_set_values: refreshes the preconditioner (a
+    ! value-only AMG resetup where the hierarchy kept its data).
+    function strata_solver_resetup(solver) bind(c, name="strata_solver_resetup") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: solver
+      integer(c_int) :: status
+    end function strata_solver_resetup
 
     function strata_solver_solve(solver, b, x, info) bind(c, name="strata_solver_solve") &
         result(status)
