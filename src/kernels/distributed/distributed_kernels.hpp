@@ -53,4 +53,9 @@ template <class Exec>
 void locate_sorted(const Exec& exec, size_type n, const std::int64_t* ids, const std::int64_t* map,
                    size_type map_size, index_type* out);
 
+/// out[k] = cols[k] as a 64-bit global id (the columns of an assembled
+/// block of owned rows, which are global already).
+template <class Exec>
+void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t* out);
+
 }  // namespace strata::kernels::distributed

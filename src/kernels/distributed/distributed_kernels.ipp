@@ -81,4 +81,9 @@ void locate_sorted(const Exec& exec, size_type n, const std::int64_t* ids, const
   });
 }
 
+template <class Exec>
+void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t* out) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type k) { out[k] = cols[k]; });
+}
+
 }  // namespace strata::kernels::distributed
