@@ -139,8 +139,12 @@ class DistributedCsrMatrix {
   /// y = alpha A x + beta z on this process's blocks (z may be y, x must
   /// be neither; beta == 0 ignores z). Collective. x has local_cols()
   /// entries, y and z local_rows(), all on executor() (dimension_mismatch,
-  /// location_mismatch otherwise, naming the operand). Overlaps the halo
-  /// exchange with the diagonal block's product.
+  /// location_mismatch otherwise, naming the operand; invalid_argument when
+  /// x is y or z). Overlaps the halo exchange with the diagonal block's
+  /// product. The operands are checked before any message is posted, so a
+  /// process that throws leaves no message of its own in flight; the other
+  /// processes still wait for it, which is why every process should pass
+  /// operands of the same kind (as a solver does), or abort on an error.
   void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z, Vector<T>& y) const;
 
  private:

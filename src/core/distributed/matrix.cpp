@@ -186,17 +186,22 @@ DistributedCsrMatrix<T> DistributedCsrMatrix<T>::to(const Executor& target) cons
 template <class T>
 void DistributedCsrMatrix<T>::apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
                                     Vector<T>& y) const {
+  // Every check comes before the exchange begins: a product that throws
+  // later would leave messages posted that this process never completes.
   const char* who = "DistributedCsrMatrix::apply";
   check_location(executor(), x.executor(), "x", who);
   check_location(executor(), y.executor(), "y", who);
-  if (x.size() != local_cols() || y.size() != local_rows() ||
-      (beta != T{0} && z.size() != local_rows())) {
+  check_location(executor(), z.executor(), "z", who);
+  if (x.size() != local_cols() || y.size() != local_rows() || z.size() != local_rows()) {
     throw dimension_mismatch(std::string(who) + ": this process's block of A is " +
                              std::to_string(local_rows()) + " x " + std::to_string(local_cols()) +
                              ", x has " + std::to_string(x.size()) + " entries, y " +
-                             std::to_string(y.size()) +
-                             (beta != T{0} ? ", z " + std::to_string(z.size()) : std::string()) +
+                             std::to_string(y.size()) + ", z " + std::to_string(z.size()) +
                              "; expected x of local_cols() and y, z of local_rows() entries");
+  }
+  if (x.size() > 0 && (x.data() == y.data() || x.data() == z.data())) {
+    throw invalid_argument(std::string(who) + ": x is also " + (x.data() == y.data() ? "y" : "z") +
+                           "; y = alpha A x + beta z needs x in separate storage");
   }
   const bool exchanges = !plan_->sends().empty() || !plan_->receives().empty();
   if (exchanges) exchange_->begin(x);  // messages fly while the diagonal block multiplies
