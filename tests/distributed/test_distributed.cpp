@@ -237,6 +237,7 @@ TEST(DistributedSpmv, UnevenPartitionWithAnEmptyProcess) {
   const DistributedCsrMatrix<double> A = gallery::poisson3d(part, host, 7, 6, 5);
   EXPECT_EQ(A.local_rows(), part.local_size());
   check_spmv(A, gallery::poisson3d(host, 7, 6, 5));
+  check_spmv(A.clone(), gallery::poisson3d(host, 7, 6, 5));  // a copy reuses the plan
   // y = 2 A x - 3 z through the operator, against the serial operator.
   const DistributedOperator<double> op(std::make_shared<const DistributedCsrMatrix<double>>(
       gallery::poisson3d(part, host, 7, 6, 5)));
