@@ -212,6 +212,42 @@ TEST(HaloExchangeTest, GhostsAreTheOwnersValues) {
   check_spmv(A, gallery::poisson3d(Executor::host(), 6, 6, 4));  // and the matrix still works
 }
 
+/// Global column ids beyond 32 bits: 2e9 columns per process (each block
+/// still fits a 32-bit local index), two rows per process, each coupling
+/// to a column near the end of the next process's block. Nothing of the
+/// column count is allocated: the column map, the plan and its 32-bit send
+/// indices are what is checked.
+TEST(HaloPlan, GlobalIdsBeyond32Bits) {
+  const Communicator comm = world();
+  const int p = comm.size(), me = comm.rank();
+  constexpr global_index per_process = 2'000'000'000, far = 1'900'000'000;
+  const RowPartition rows = RowPartition::uniform(comm, 2 * p);
+  const RowPartition cols = RowPartition::uniform(comm, per_process * p);
+  const int next = (me + 1) % p;
+  const Executor host = Executor::host();
+  const global_index own = cols.begin(), theirs = cols.offset(next) + far;
+  const RowBlock<double> local{Array<offset_type>(host, {0, 2, 4}),
+                               Array<global_index>(host, {own, theirs, own + 1, theirs + 1}),
+                               Array<double>(host, {2.0, -1.0, 2.0, -1.0})};
+  const DistributedCsrMatrix<double> A(rows, cols, local);
+  EXPECT_EQ(A.global_cols(), per_process * p);
+  EXPECT_EQ(A.local_cols(), per_process);
+  EXPECT_EQ(A.global_nnz(), 4 * p);
+  if (p == 1) {  // the "next" block is this one: everything is diagonal
+    EXPECT_EQ(A.offd().nnz(), 0);
+    EXPECT_EQ(A.diag().nnz(), 4);
+    return;
+  }
+  EXPECT_EQ(A.column_map().to_vector(), (std::vector<global_index>{theirs, theirs + 1}));
+  ASSERT_EQ(A.halo_plan().receives().size(), 1u);
+  EXPECT_EQ(A.halo_plan().receives()[0].rank, next);
+  ASSERT_EQ(A.halo_plan().sends().size(), 1u);
+  EXPECT_EQ(A.halo_plan().sends()[0].rank, (me + p - 1) % p);
+  EXPECT_EQ(
+      A.halo_plan().send_indices().to_vector(),
+      (std::vector<index_type>{static_cast<index_type>(far), static_cast<index_type>(far + 1)}));
+}
+
 // ------------------------------------------------------------------ SpMV
 
 TEST(DistributedSpmv, EqualsSerialOnStencils) {
