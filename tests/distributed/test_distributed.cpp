@@ -16,6 +16,7 @@
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/operator.hpp"
 #include "strata/distributed/reduction.hpp"
+#include "strata/io/matrix_market.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/krylov.hpp"
 #include "strata/solver/spectral.hpp"
@@ -586,6 +587,28 @@ TEST(DistributedKrylov, NonsymmetricMethodsRunUnchanged) {
     // process sums: the iterations agree to within one.
     EXPECT_LE(std::abs(dist.info.iterations - serial.info.iterations), 1) << method_name(method);
   }
+}
+
+/// A MatrixMarket file read once, on rank 0, and scattered to the owners
+/// (scatter_rows): SpMV and Jacobi-CG as in the serial run.
+TEST(DistributedSpmv, MatrixMarketFileReadOnRankZero) {
+  const std::string dir = STRATA_TEST_DATA_DIR;
+  if (dir.empty()) GTEST_SKIP() << "no test matrices (STRATA_TEST_DATA_DIR)";
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  // The serial reference is read everywhere; the distributed matrix only
+  // from rank 0's copy.
+  const CsrMatrix<double> serial = io::read_matrix_market(dir + "/kokkos/Laplace3D10.mtx");
+  const RowPartition part = uneven(comm, serial.rows());
+  const CsrMatrix<double> nothing;
+  DistributedCsrMatrix<double> A = scatter_rows(comm.rank() == 0 ? serial : nothing, part, host);
+  check_spmv(A, serial);
+  const KrylovMethod cg = Cg{.params = tolerance(1e-8)};
+  const Solve reference = serial_solve(cg, serial, JacobiParams{});
+  const Solve dist = distributed_solve(cg, std::move(A), JacobiParams{});
+  EXPECT_TRUE(dist.info.converged());
+  EXPECT_EQ(dist.info.iterations, reference.info.iterations);
+  EXPECT_LE(dist.true_relative_residual, 1e-8);
 }
 
 }  // namespace
