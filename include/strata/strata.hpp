@@ -13,6 +13,16 @@
 #include "strata/core/executor.hpp"
 #include "strata/core/primitives.hpp"
 #include "strata/core/types.hpp"
+// The distributed layer (strata/distributed/mpi.hpp, which includes mpi.h,
+// is for MPI programs and not part of this umbrella).
+#include "strata/distributed/assembly.hpp"
+#include "strata/distributed/communicator.hpp"
+#include "strata/distributed/gallery.hpp"
+#include "strata/distributed/halo.hpp"
+#include "strata/distributed/matrix.hpp"
+#include "strata/distributed/operator.hpp"
+#include "strata/distributed/partition.hpp"
+#include "strata/distributed/reduction.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/io/matrix_market.hpp"
 #include "strata/matrix/assembly.hpp"

@@ -21,5 +21,10 @@ void reset_peak_memory(const CudaExec& exec);
 /// Free device memory plus what the pool reserves and does not use.
 std::size_t available_memory(const CudaExec& exec);
 int device_count() noexcept;
+/// Page-locked host memory (cudaMallocHost): the staging buffers of halo
+/// exchanges when MPI cannot read device memory, so the copies to and
+/// from the device run at full bus speed. Throws out_of_memory.
+void* allocate_pinned(std::size_t bytes);
+void free_pinned(void* pointer) noexcept;
 
 }  // namespace strata::cuda_detail

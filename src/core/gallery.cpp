@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kernels/gallery/gallery_kernels.hpp"
+#include "strata/distributed/gallery.hpp"
 
 namespace strata::gallery {
 
@@ -345,6 +346,155 @@ CsrMatrix<double> generate(const std::string& name, size_type n, const Executor&
   for (const std::string& known : problem_names()) valid += (valid.empty() ? "" : ", ") + known;
   throw invalid_argument("gallery::generate: unknown problem name '" + name +
                          "'; valid names: " + valid);
+}
+
+// ---------------------------------------------------------------- row ranges
+
+namespace {
+
+/// The product of `factors` (each >= 1): the global row count of a
+/// distributed problem, which need only fit 64 bits.
+size_type global_row_count(const char* function, const char* formula,
+                           std::initializer_list<size_type> factors) {
+  size_type product = 1;
+  for (const size_type f : factors) {
+    if (f > std::numeric_limits<size_type>::max() / product) {
+      throw invalid_argument(std::string("gallery::") + function + ": number of rows " + formula +
+                             " overflows 64 bits");
+    }
+    product *= f;
+  }
+  return product;
+}
+
+size_type global_rows_2d(const char* function, size_type nx, size_type ny) {
+  require_size(function, "nx", nx);
+  require_size(function, "ny", ny);
+  return global_row_count(function, "nx*ny", {nx, ny});
+}
+
+size_type global_rows_3d(const char* function, size_type nx, size_type ny, size_type nz) {
+  require_size(function, "nx", nx);
+  require_size(function, "ny", ny);
+  require_size(function, "nz", nz);
+  return global_row_count(function, "nx*ny*nz", {nx, ny, nz});
+}
+
+/// Throws unless 0 <= row_begin <= row_end <= rows.
+void require_range(const char* function, size_type rows, size_type row_begin, size_type row_end) {
+  if (row_begin < 0 || row_begin > row_end || row_end > rows) {
+    throw invalid_argument(std::string("gallery::") + function +
+                           ": the rows [row_begin, row_end) = [" + std::to_string(row_begin) +
+                           ", " + std::to_string(row_end) + ") must lie in [0, " +
+                           std::to_string(rows) + "]");
+  }
+}
+
+RowBlock<double> row_block(kernels::gallery::RowRange&& range) {
+  return RowBlock<double>{std::move(range.row_ptr), std::move(range.cols), std::move(range.values)};
+}
+
+/// Throws unless the partition splits exactly the problem's rows.
+void require_partition(const char* function, const RowPartition& partition, size_type rows) {
+  if (partition.global_size() != rows) {
+    throw invalid_argument(std::string("gallery::") + function + ": the partition splits " +
+                           std::to_string(partition.global_size()) +
+                           " rows; expected the problem's " + std::to_string(rows));
+  }
+}
+
+}  // namespace
+
+RowBlock<double> poisson2d_rows(const Executor& exec, size_type nx, size_type ny,
+                                size_type row_begin, size_type row_end) {
+  require_range("poisson2d_rows", global_rows_2d("poisson2d_rows", nx, ny), row_begin, row_end);
+  return row_block(exec.visit([&](const auto& e) {
+    return kernels::gallery::poisson2d_rows(e, nx, ny, row_begin, row_end - row_begin);
+  }));
+}
+
+RowBlock<double> poisson3d_rows(const Executor& exec, size_type nx, size_type ny, size_type nz,
+                                size_type row_begin, size_type row_end) {
+  require_range("poisson3d_rows", global_rows_3d("poisson3d_rows", nx, ny, nz), row_begin, row_end);
+  return row_block(exec.visit([&](const auto& e) {
+    return kernels::gallery::poisson3d_rows(e, nx, ny, nz, row_begin, row_end - row_begin);
+  }));
+}
+
+RowBlock<double> diffusion3d_27pt_rows(const Executor& exec, size_type nx, size_type ny,
+                                       size_type nz, size_type row_begin, size_type row_end) {
+  require_range("diffusion3d_27pt_rows", global_rows_3d("diffusion3d_27pt_rows", nx, ny, nz),
+                row_begin, row_end);
+  return row_block(exec.visit([&](const auto& e) {
+    return kernels::gallery::diffusion3d_27pt_rows(e, nx, ny, nz, row_begin, row_end - row_begin);
+  }));
+}
+
+RowBlock<double> anisotropic2d_rows(const Executor& exec, size_type nx, size_type ny,
+                                    double epsilon, double theta, size_type row_begin,
+                                    size_type row_end) {
+  require_range("anisotropic2d_rows", global_rows_2d("anisotropic2d_rows", nx, ny), row_begin,
+                row_end);
+  require_positive("anisotropic2d_rows", "epsilon", epsilon);
+  require_finite("anisotropic2d_rows", "theta", theta);
+  const kernels::gallery::Stencil2d stencil = anisotropic_stencil(epsilon, theta);
+  return row_block(exec.visit([&](const auto& e) {
+    return kernels::gallery::anisotropic2d_rows(e, nx, ny, stencil, row_begin, row_end - row_begin);
+  }));
+}
+
+RowBlock<double> convdiff3d_rows(const Executor& exec, size_type nx, size_type ny, size_type nz,
+                                 const ConvDiffOptions& options, size_type row_begin,
+                                 size_type row_end) {
+  require_range("convdiff3d_rows", global_rows_3d("convdiff3d_rows", nx, ny, nz), row_begin,
+                row_end);
+  require_positive("convdiff3d_rows", "options.diffusion", options.diffusion);
+  require_finite("convdiff3d_rows", "options.velocity[0]", options.velocity[0]);
+  require_finite("convdiff3d_rows", "options.velocity[1]", options.velocity[1]);
+  require_finite("convdiff3d_rows", "options.velocity[2]", options.velocity[2]);
+  const kernels::gallery::Stencil7 stencil = convdiff_stencil(nx, ny, nz, options);
+  return row_block(exec.visit([&](const auto& e) {
+    return kernels::gallery::convdiff3d_rows(e, nx, ny, nz, stencil, row_begin,
+                                             row_end - row_begin);
+  }));
+}
+
+DistributedCsrMatrix<double> poisson2d(const RowPartition& partition, const Executor& exec,
+                                       size_type nx, size_type ny) {
+  require_partition("poisson2d", partition, global_rows_2d("poisson2d", nx, ny));
+  return DistributedCsrMatrix<double>(
+      partition, poisson2d_rows(exec, nx, ny, partition.begin(), partition.end()));
+}
+
+DistributedCsrMatrix<double> poisson3d(const RowPartition& partition, const Executor& exec,
+                                       size_type nx, size_type ny, size_type nz) {
+  require_partition("poisson3d", partition, global_rows_3d("poisson3d", nx, ny, nz));
+  return DistributedCsrMatrix<double>(
+      partition, poisson3d_rows(exec, nx, ny, nz, partition.begin(), partition.end()));
+}
+
+DistributedCsrMatrix<double> diffusion3d_27pt(const RowPartition& partition, const Executor& exec,
+                                              size_type nx, size_type ny, size_type nz) {
+  require_partition("diffusion3d_27pt", partition, global_rows_3d("diffusion3d_27pt", nx, ny, nz));
+  return DistributedCsrMatrix<double>(
+      partition, diffusion3d_27pt_rows(exec, nx, ny, nz, partition.begin(), partition.end()));
+}
+
+DistributedCsrMatrix<double> anisotropic2d(const RowPartition& partition, const Executor& exec,
+                                           size_type nx, size_type ny, double epsilon,
+                                           double theta) {
+  require_partition("anisotropic2d", partition, global_rows_2d("anisotropic2d", nx, ny));
+  return DistributedCsrMatrix<double>(
+      partition,
+      anisotropic2d_rows(exec, nx, ny, epsilon, theta, partition.begin(), partition.end()));
+}
+
+DistributedCsrMatrix<double> convdiff3d(const RowPartition& partition, const Executor& exec,
+                                        size_type nx, size_type ny, size_type nz,
+                                        const ConvDiffOptions& options) {
+  require_partition("convdiff3d", partition, global_rows_3d("convdiff3d", nx, ny, nz));
+  return DistributedCsrMatrix<double>(
+      partition, convdiff3d_rows(exec, nx, ny, nz, options, partition.begin(), partition.end()));
 }
 
 }  // namespace strata::gallery

@@ -70,8 +70,14 @@ class LevelOperator : public LinearOperator<T> {
   /// Kind for messages and summaries ("CSR", "BSR 3x3", ...).
   virtual std::string kind() const = 0;
   /// Stored scalar entries (explicit zeros of stored blocks included): what
-  /// operator complexity counts.
+  /// operator complexity counts. A distributed kind counts this process's.
   virtual size_type nnz() const = 0;
+  /// The global index of rows()'s first row: 0 for an operator that holds
+  /// all its rows, the first owned row for a distributed one. What is made
+  /// from an index (the spectral estimates' hashed start vectors, later
+  /// PMIS weights) hashes this global index, so the result does not depend
+  /// on how the rows are split over processes.
+  virtual size_type global_row_begin() const { return 0; }
   /// {shortest, longest} row in stored scalar entries ({0, 0} without rows).
   virtual std::pair<size_type, size_type> row_nnz_range() const = 0;
 

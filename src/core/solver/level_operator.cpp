@@ -164,7 +164,8 @@ size_type csr_scaling(const CsrMatrix<T>& A, DiagonalScaling kind, Vector<T>& d)
   }
   return A.executor().visit([&](const auto& e) {
     return kernels::smoother::diagonal_scaling(e, A.rows(), A.row_ptr().data(), A.col_idx().data(),
-                                             A.values().data(), kind, d.data());
+                                               A.values().data(), nullptr,
+                                               static_cast<const T*>(nullptr), kind, d.data());
   });
 }
 
@@ -348,9 +349,9 @@ void BsrOperator<T>::block_jacobi_sweep(const BlockDiagonal<T>& inverse, T omega
     return;
   }
   exec.visit([&](const auto& e) {
-    kernels::bsr::jacobi_sweep(
-        e, A.block_rows(), A.num_blocks(), bs, A.row_ptr().data(), A.col_idx().data(),
-        A.values().data(), inverse.values().data(), omega, b.data(), x0.data(), x.data());
+    kernels::bsr::jacobi_sweep(e, A.block_rows(), A.num_blocks(), bs, A.row_ptr().data(),
+                               A.col_idx().data(), A.values().data(), inverse.values().data(),
+                               omega, b.data(), x0.data(), x.data());
   });
 }
 

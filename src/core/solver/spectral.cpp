@@ -15,14 +15,27 @@ namespace strata {
 
 namespace {
 
-/// A start vector from a counter-based hash of the index (splitmix64), so the
-/// estimate repeats run after run and is the same on host and device.
-/// Generated on `exec` (in [0.5, 1.5): no zero entries): a host loop and a
-/// copy would cost more than the whole estimate on a large device matrix.
-Vector<double> start_vector(const Executor& exec, size_type n) {
+/// A start vector from a counter-based hash of the global row index
+/// (splitmix64): `first` is the global index of the first of the `n` rows
+/// (LevelOperator::global_row_begin()), so the estimate repeats run after
+/// run, is the same on host and device, and does not depend on how a
+/// distributed operator's rows are split over processes. Generated on
+/// `exec` (in [0.5, 1.5): no zero entries): a host loop and a copy would
+/// cost more than the whole estimate on a large device matrix.
+Vector<double> start_vector(const Executor& exec, size_type n, size_type first) {
   Vector<double> v(exec, n);
-  exec.visit([&](const auto& e) { kernels::solver::hashed_start_vector(e, n, v.data()); });
+  exec.visit([&](const auto& e) { kernels::solver::hashed_start_vector(e, n, first, v.data()); });
   return v;
+}
+
+/// The rows of A over all processes. Every process must take the same
+/// number of steps, and return early together, or the reductions of the
+/// others would wait forever: a distributed operator may have no rows here
+/// and many elsewhere. The count is summed as a T, exact for any size the
+/// value type can count (2^53 rows in double).
+template <class T>
+size_type global_rows(const LevelOperator<T>& A, const Reduction<T>& reduction) {
+  return static_cast<size_type>(reduction.global(static_cast<T>(A.rows())));
 }
 
 /// Number of eigenvalues of the symmetric tridiagonal (alpha, beta) below x
@@ -79,7 +92,7 @@ double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Next& next, in
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   std::vector<Vector<T>> K;
-  K.push_back(start_vector(exec, n));
+  K.push_back(start_vector(exec, n, A.global_row_begin()));
   for (int j = 1; j <= m; ++j) {
     K.emplace_back(exec, n);
     next(K[j - 1], K[j]);
@@ -173,7 +186,7 @@ double arnoldi_radius(const LevelOperator<T>& A, const Next& next, int m,
   // when the first pass cancelled w almost entirely (orthogonality would
   // suffer; an estimate of the spectral radius needs no more).
   std::vector<Vector<T>> V;
-  V.push_back(start_vector(exec, n));
+  V.push_back(start_vector(exec, n, A.global_row_begin()));
   scale(1.0 / reduction.norm2(V[0]), V[0]);
   std::vector<const T*> basis{V[0].data()};
   std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
@@ -249,12 +262,14 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, int steps, const Reduct
   Vector<T> s = detail::checked_diagonal_scaling(
       A, DiagonalScaling::inverse_sqrt_diagonal, "lanczos_max_eigenvalue",
       " (Lanczos on D^-1 A needs a positive diagonal; use arnoldi_spectral_radius)");
-  if (n == 0) return 0.0;
-  Vector<T> v = start_vector(exec, n), v_old(exec, n, 0.0), w(exec, n), t(exec, n);
+  const size_type global_n = global_rows(A, reduction);
+  if (global_n == 0) return 0.0;
+  Vector<T> v = start_vector(exec, n, A.global_row_begin()), v_old(exec, n, 0.0), w(exec, n),
+            t(exec, n);
   scale(1.0 / reduction.norm2(v), v);
   std::vector<double> alpha, beta;
   double beta_prev = 0.0;
-  for (int j = 0; j < steps && j < n; ++j) {
+  for (int j = 0; j < steps && j < global_n; ++j) {
     pointwise_multiply(s, v, t);  // w = S A S v with S = D^-1/2
     A.apply(t, w);
     pointwise_multiply(s, w, w);
@@ -282,7 +297,8 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>&
   check_block_inverse(A, inverse, "lanczos_max_eigenvalue");
   const Executor& exec = A.executor();
   const size_type n = A.rows();
-  if (n == 0) return 0.0;
+  const size_type global_n = global_rows(A, reduction);
+  if (global_n == 0) return 0.0;
   const auto not_spd = [] {
     return invalid_argument(
         "lanczos_max_eigenvalue: the inverted diagonal blocks are not positive definite (Lanczos "
@@ -290,7 +306,7 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>&
   };
   // y_j = D v_j beside the D-orthonormal Lanczos vector v_j (see the
   // header): ys[j % 2] holds y_j, ys[(j + 1) % 2] y_j-1 and then y_j+1.
-  Vector<T> ys[2] = {start_vector(exec, n), Vector<T>(exec, n, 0.0)};
+  Vector<T> ys[2] = {start_vector(exec, n, A.global_row_begin()), Vector<T>(exec, n, 0.0)};
   Vector<T> v(exec, n), w(exec, n);
   inverse.apply(ys[0], v);
   const double norm2 = reduction.dot(ys[0], v);
@@ -299,7 +315,7 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>&
   scale(1.0 / std::sqrt(norm2), v);
   std::vector<double> alpha, beta;
   double beta_prev = 0.0;
-  for (int j = 0; j < steps && j < n; ++j) {
+  for (int j = 0; j < steps && j < global_n; ++j) {
     Vector<T>& y = ys[j % 2];
     Vector<T>& y_other = ys[(j + 1) % 2];
     A.apply(v, w);  // w = D (D^-1 A v), in the "residual" space
@@ -348,12 +364,13 @@ double arnoldi_spectral_radius(const LevelOperator<T>& A, const Vector<T>& d, in
                              std::to_string(d.size()) + " entries, A has " + std::to_string(n) +
                              " rows");
   }
-  if (n == 0) return 0.0;
+  const size_type global_n = global_rows(A, reduction);
+  if (global_n == 0) return 0.0;
   const auto next = [&](const Vector<T>& v, Vector<T>& out) {
     A.apply(v, out);
     pointwise_multiply(d, out, out);
   };
-  return arnoldi_radius(A, next, static_cast<int>(std::min<size_type>(steps, n)), reduction);
+  return arnoldi_radius(A, next, static_cast<int>(std::min<size_type>(steps, global_n)), reduction);
 }
 
 template <class T>
@@ -363,13 +380,14 @@ double arnoldi_spectral_radius(const LevelOperator<T>& A, const BlockDiagonal<T>
           "arnoldi_spectral_radius: steps must be in [1, 10], got " + std::to_string(steps));
   check_block_inverse(A, inverse, "arnoldi_spectral_radius");
   const size_type n = A.rows();
-  if (n == 0) return 0.0;
+  const size_type global_n = global_rows(A, reduction);
+  if (global_n == 0) return 0.0;
   Vector<T> t(A.executor(), n);
   const auto next = [&](const Vector<T>& v, Vector<T>& out) {
     A.apply(v, t);
     inverse.apply(t, out);
   };
-  return arnoldi_radius(A, next, static_cast<int>(std::min<size_type>(steps, n)), reduction);
+  return arnoldi_radius(A, next, static_cast<int>(std::min<size_type>(steps, global_n)), reduction);
 }
 
 template double lanczos_max_eigenvalue<double>(const LevelOperator<double>&, int,

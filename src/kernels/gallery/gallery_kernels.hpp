@@ -10,6 +10,8 @@
 // gallery.cpp): sizes >= 1, the number of rows fits index_type, and the
 // coefficients are valid. The bodies are in gallery_kernels.ipp.
 
+#include <cstdint>
+
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
 #include "strata/matrix/csr.hpp"
@@ -73,6 +75,34 @@ struct Stencil7 {
 template <class Exec>
 CsrMatrix<double> convdiff3d(const Exec& exec, size_type nx, size_type ny, size_type nz,
                              const Stencil7& stencil);
+
+/// Rows [first, first + count) of a problem with 64-bit global column ids:
+/// what one process of a distributed matrix generates (each row is a
+/// function of its global index, so the rows equal those of the whole
+/// matrix). row_ptr has count + 1 entries starting at 0.
+struct RowRange {
+  Array<offset_type> row_ptr;
+  Array<std::int64_t> cols;
+  Array<double> values;
+};
+
+/// The row ranges of poisson2d, poisson3d, diffusion3d_27pt, anisotropic2d
+/// and convdiff3d (same arguments, then the range).
+template <class Exec>
+RowRange poisson2d_rows(const Exec& exec, size_type nx, size_type ny, size_type first,
+                        size_type count);
+template <class Exec>
+RowRange poisson3d_rows(const Exec& exec, size_type nx, size_type ny, size_type nz, size_type first,
+                        size_type count);
+template <class Exec>
+RowRange diffusion3d_27pt_rows(const Exec& exec, size_type nx, size_type ny, size_type nz,
+                               size_type first, size_type count);
+template <class Exec>
+RowRange anisotropic2d_rows(const Exec& exec, size_type nx, size_type ny, const Stencil2d& stencil,
+                            size_type first, size_type count);
+template <class Exec>
+RowRange convdiff3d_rows(const Exec& exec, size_type nx, size_type ny, size_type nz,
+                         const Stencil7& stencil, size_type first, size_type count);
 
 /// Stiffness matrix of one Q1 hexahedron, entry [3a + c][3b + d] for local
 /// nodes a, b (a = ax + 2 ay + 4 az, ax, ay, az in {0, 1}) and displacement

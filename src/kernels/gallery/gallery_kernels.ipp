@@ -25,40 +25,62 @@ struct CountEntries {
   STRATA_HD void operator()(size_type /*column*/, double /*value*/) { ++count; }
 };
 
-/// Emit target of the writing pass: consecutive slots of one row.
+/// Emit target of the writing pass: consecutive slots of one row, the
+/// column as Column (32-bit local indices of a whole matrix, 64-bit global
+/// ids of a row range).
+template <class Column>
 struct WriteEntries {
-  index_type* column;
+  Column* column;
   double* value;
   STRATA_HD void operator()(size_type c, double v) {
-    *column++ = static_cast<index_type>(c);
+    *column++ = static_cast<Column>(c);
     *value++ = v;
   }
 };
 
-/// The CSR matrix whose row i holds the entries that row(i, emit) emits.
-/// Pass 1 stores the length of row i in row_ptr[i] and 0 in row_ptr[rows];
-/// the exclusive scan over rows + 1 entries turns these into offsets and
-/// leaves nnz (64-bit) in row_ptr[rows]; pass 2 writes the entries.
-template <class Exec, class Row>
-CsrMatrix<double> assemble_by_rows(const Exec& exec, size_type rows, size_type cols, Row row) {
-  Array<offset_type> row_ptr(exec, rows + 1);
+/// The rows first .. first + count - 1 that row(i, emit) emits, compressed:
+/// pass 1 stores the length of each row in row_ptr[i] and 0 in
+/// row_ptr[count]; the exclusive scan over count + 1 entries turns these
+/// into offsets and leaves nnz (64-bit) in row_ptr[count]; pass 2 writes
+/// the entries.
+template <class Column, class Exec, class Row>
+void generate_rows(const Exec& exec, size_type first, size_type count, Row row,
+                   Array<offset_type>& row_ptr, Array<Column>& col_idx, Array<double>& values) {
+  row_ptr = Array<offset_type>(exec, count + 1);
   offset_type* ptr = row_ptr.data();
-  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type i) {
+  parallel_for(exec, count + 1, [=] STRATA_HD(size_type i) {
     CountEntries counter;
-    if (i < rows) row(i, counter);
+    if (i < count) row(first + i, counter);
     ptr[i] = counter.count;
   });
-  const offset_type nnz = exclusive_scan(exec, ptr, ptr, rows + 1);
+  const offset_type nnz = exclusive_scan(exec, ptr, ptr, count + 1);
 
-  Array<index_type> col_idx(exec, nnz);
-  Array<double> values(exec, nnz);
-  index_type* col = col_idx.data();
+  col_idx = Array<Column>(exec, nnz);
+  values = Array<double>(exec, nnz);
+  Column* col = col_idx.data();
   double* val = values.data();
-  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    WriteEntries writer{col + ptr[i], val + ptr[i]};
-    row(i, writer);
+  parallel_for(exec, count, [=] STRATA_HD(size_type i) {
+    WriteEntries<Column> writer{col + ptr[i], val + ptr[i]};
+    row(first + i, writer);
   });
+}
+
+/// The CSR matrix whose row i holds the entries that row(i, emit) emits.
+template <class Exec, class Row>
+CsrMatrix<double> assemble_by_rows(const Exec& exec, size_type rows, size_type cols, Row row) {
+  Array<offset_type> row_ptr;
+  Array<index_type> col_idx;
+  Array<double> values;
+  generate_rows(exec, 0, rows, row, row_ptr, col_idx, values);
   return CsrMatrix<double>(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values));
+}
+
+/// Rows [first, first + count) with global column ids.
+template <class Exec, class Row>
+RowRange row_range(const Exec& exec, size_type first, size_type count, Row row) {
+  RowRange range;
+  generate_rows(exec, first, count, row, range.row_ptr, range.cols, range.values);
+  return range;
 }
 
 /// Row of the 2D 5-point Laplacian at (i, j), row = i + nx j:
@@ -325,6 +347,36 @@ template <class Exec>
 CsrMatrix<double> elasticity3d(const Exec& exec, size_type ne, const HexStiffness& element) {
   const size_type n = 3 * ne * (ne + 1) * (ne + 1);
   return detail::assemble_by_rows(exec, n, n, detail::ElasticityRow{ne, element});
+}
+
+template <class Exec>
+RowRange poisson2d_rows(const Exec& exec, size_type nx, size_type ny, size_type first,
+                        size_type count) {
+  return detail::row_range(exec, first, count, detail::Poisson2dRow{nx, ny});
+}
+
+template <class Exec>
+RowRange poisson3d_rows(const Exec& exec, size_type nx, size_type ny, size_type nz, size_type first,
+                        size_type count) {
+  return detail::row_range(exec, first, count, detail::Poisson3dRow{nx, ny, nz});
+}
+
+template <class Exec>
+RowRange diffusion3d_27pt_rows(const Exec& exec, size_type nx, size_type ny, size_type nz,
+                               size_type first, size_type count) {
+  return detail::row_range(exec, first, count, detail::Diffusion27Row{nx, ny, nz});
+}
+
+template <class Exec>
+RowRange anisotropic2d_rows(const Exec& exec, size_type nx, size_type ny, const Stencil2d& stencil,
+                            size_type first, size_type count) {
+  return detail::row_range(exec, first, count, detail::Stencil2dRow{nx, ny, stencil});
+}
+
+template <class Exec>
+RowRange convdiff3d_rows(const Exec& exec, size_type nx, size_type ny, size_type nz,
+                         const Stencil7& stencil, size_type first, size_type count) {
+  return detail::row_range(exec, first, count, detail::Stencil7Row{nx, ny, nz, stencil});
 }
 
 template <class Exec>

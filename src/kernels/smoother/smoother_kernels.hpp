@@ -22,9 +22,17 @@ using Scaling = DiagonalScaling;
 /// For inverse_l1_norm the check is on a_ii as well: l1-Jacobi still needs a
 /// diagonal to be a sensible smoother; for inverse_sqrt_diagonal a_ii must
 /// also be positive.
+///
+/// (row_ptr, col_idx, values) is the block that holds the diagonal. A
+/// distributed matrix passes its off-diagonal block as (outside_row_ptr,
+/// outside_values): its entries count in the l1 norm of their row (the l1
+/// row sum of the whole row, as Baker et al. define it for parallel
+/// l1-Jacobi) and never as the diagonal. Both null: no such block.
 template <class Exec, class T>
 size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                           const index_type* col_idx, const T* values, Scaling scaling, T* d);
+                           const index_type* col_idx, const T* values,
+                           const offset_type* outside_row_ptr, const T* outside_values,
+                           Scaling scaling, T* d);
 
 /// x_i += omega d_i (b_i - t_i), where t = A x: one Jacobi sweep after the SpMV.
 template <class Exec, class T>

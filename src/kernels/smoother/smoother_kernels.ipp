@@ -10,7 +10,9 @@ namespace strata::kernels::smoother {
 
 template <class Exec, class T>
 size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                           const index_type* col_idx, const T* values, Scaling scaling, T* d) {
+                           const index_type* col_idx, const T* values,
+                           const offset_type* outside_row_ptr, const T* outside_values,
+                           Scaling scaling, T* d) {
   constexpr size_type none = std::numeric_limits<size_type>::max();
   const bool l1 = scaling == Scaling::inverse_l1_norm;
   const bool root = scaling == Scaling::inverse_sqrt_diagonal;
@@ -22,6 +24,12 @@ size_type diagonal_scaling(const Exec& exec, size_type rows, const offset_type* 
           const T v = values[k];
           if (col_idx[k] == i) diag += v;
           norm += v < T{0} ? -v : v;
+        }
+        if (l1 && outside_row_ptr != nullptr) {
+          for (offset_type k = outside_row_ptr[i]; k < outside_row_ptr[i + 1]; ++k) {
+            const T v = outside_values[k];
+            norm += v < T{0} ? -v : v;
+          }
         }
         const T scale = l1 ? norm : diag;
         // Nonzero (positive for the square root) and finite.

@@ -42,11 +42,14 @@ inline constexpr int max_gram = 6;
 template <class Exec, class T>
 void block_gram(const Exec& exec, size_type n, int k, const T* const* V, T* out);
 
-/// v_i = 0.5 + u_i with u_i in [0, 1) from a counter-based hash of i
-/// (splitmix64): the start vector of the spectral estimates, generated where
-/// it is used, the same on host and device, no entry zero.
+/// v_i = 0.5 + u_i with u_i in [0, 1) from a counter-based hash of the
+/// global index first + i (splitmix64): the start vector of the spectral
+/// estimates, generated where it is used, the same on host and device, no
+/// entry zero. `first` is the global index of entry 0 (0 unless the vector
+/// is one process's rows of a distributed one), so the whole vector is the
+/// same however its rows are split over processes.
 template <class Exec, class T>
-void hashed_start_vector(const Exec& exec, size_type n, T* v);
+void hashed_start_vector(const Exec& exec, size_type n, size_type first, T* v);
 
 /// CG's update for other preconditioners: x += alpha p, r -= alpha q;
 /// returns r^T r.

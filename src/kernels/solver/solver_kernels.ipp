@@ -171,9 +171,10 @@ T block_update_norm2(const Exec& exec, size_type n, int k, const T* const* V, co
 }
 
 template <class Exec, class T>
-void hashed_start_vector(const Exec& exec, size_type n, T* v) {
+void hashed_start_vector(const Exec& exec, size_type n, size_type first, T* v) {
   parallel_for(exec, n, [=] STRATA_HD(size_type i) {
-    const std::uint64_t z = base::splitmix64_mix(static_cast<std::uint64_t>(i) + base::golden_gamma);
+    const std::uint64_t z =
+        base::splitmix64_mix(static_cast<std::uint64_t>(first + i) + base::golden_gamma);
     v[i] = static_cast<T>(0.5 + base::unit_interval(z));
   });
 }

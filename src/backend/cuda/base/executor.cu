@@ -14,8 +14,8 @@
 namespace strata::cuda_detail {
 
 void throw_cuda_error(cudaError_t status, const char* call, strata::SourceLocation where) {
-  std::string message = std::string("CUDA call ") + call + " failed: " +
-                        cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+  std::string message = std::string("CUDA call ") + call + " failed: " + cudaGetErrorName(status) +
+                        " (" + cudaGetErrorString(status) + ")";
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // not sticky; clear it so later calls are unaffected
     throw out_of_memory(message, 0, where);
@@ -112,6 +112,17 @@ int device_count() noexcept {
     return 0;
   }
   return count;
+}
+
+void* allocate_pinned(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  STRATA_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
+}
+
+void free_pinned(void* pointer) noexcept {
+  if (pointer != nullptr) cudaFreeHost(pointer);
 }
 
 }  // namespace strata::cuda_detail

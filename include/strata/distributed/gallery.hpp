@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// The gallery's model problems distributed: each process generates only
+/// its own rows (a row is a function of its global index, see
+/// strata/gallery/gallery.hpp), so no process ever holds the whole matrix
+/// and generation scales with the processes. The rows equal those of the
+/// serial generator bit for bit, so a distributed solve can be checked
+/// against the serial one.
+///
+/// The *_rows functions give rows [row_begin, row_end) of a problem with
+/// 64-bit global column ids (a RowBlock, what DistributedCsrMatrix is made
+/// from); the overloads taking a RowPartition build the distributed matrix
+/// (collective). Unlike the serial generators, the global row count may
+/// exceed 2^31 (each process's block must fit a 32-bit column index).
+/// Errors: invalid_argument naming the bad size, coefficient or range, or
+/// a partition whose global size is not the problem's number of rows.
+
+#include "strata/distributed/matrix.hpp"
+#include "strata/gallery/gallery.hpp"
+
+namespace strata::gallery {
+
+/// Rows [row_begin, row_end) of poisson2d(exec, nx, ny).
+RowBlock<double> poisson2d_rows(const Executor& exec, size_type nx, size_type ny,
+                                size_type row_begin, size_type row_end);
+/// Rows [row_begin, row_end) of poisson3d(exec, nx, ny, nz).
+RowBlock<double> poisson3d_rows(const Executor& exec, size_type nx, size_type ny, size_type nz,
+                                size_type row_begin, size_type row_end);
+/// Rows [row_begin, row_end) of diffusion3d_27pt(exec, nx, ny, nz).
+RowBlock<double> diffusion3d_27pt_rows(const Executor& exec, size_type nx, size_type ny,
+                                       size_type nz, size_type row_begin, size_type row_end);
+/// Rows [row_begin, row_end) of anisotropic2d(exec, nx, ny, epsilon, theta).
+RowBlock<double> anisotropic2d_rows(const Executor& exec, size_type nx, size_type ny,
+                                    double epsilon, double theta, size_type row_begin,
+                                    size_type row_end);
+/// Rows [row_begin, row_end) of convdiff3d(exec, nx, ny, nz, options).
+RowBlock<double> convdiff3d_rows(const Executor& exec, size_type nx, size_type ny, size_type nz,
+                                 const ConvDiffOptions& options, size_type row_begin,
+                                 size_type row_end);
+
+/// The distributed matrices: each process generates its rows of
+/// `partition` (whose global size must be the problem's row count) on exec.
+DistributedCsrMatrix<double> poisson2d(const RowPartition& partition, const Executor& exec,
+                                       size_type nx, size_type ny);
+DistributedCsrMatrix<double> poisson3d(const RowPartition& partition, const Executor& exec,
+                                       size_type nx, size_type ny, size_type nz);
+DistributedCsrMatrix<double> diffusion3d_27pt(const RowPartition& partition, const Executor& exec,
+                                              size_type nx, size_type ny, size_type nz);
+DistributedCsrMatrix<double> anisotropic2d(const RowPartition& partition, const Executor& exec,
+                                           size_type nx, size_type ny, double epsilon,
+                                           double theta);
+DistributedCsrMatrix<double> convdiff3d(const RowPartition& partition, const Executor& exec,
+                                        size_type nx, size_type ny, size_type nz,
+                                        const ConvDiffOptions& options = {});
+
+}  // namespace strata::gallery

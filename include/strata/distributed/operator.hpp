@@ -1,0 +1,69 @@
+#pragma once
+/// \file
+/// A distributed matrix as a level operator, so that everything written
+/// against the level-operator contract runs on it unchanged: the Krylov
+/// methods (with a DistributedReduction for their sums), the Jacobi,
+/// l1-Jacobi and Chebyshev smoothers and the spectral estimates.
+///
+/// Vectors are this process's blocks: rows() and cols() are the local
+/// sizes (local_rows(), local_cols() of the matrix), and a Krylov method
+/// that sees only them, and sums only through its Reduction, is a
+/// distributed method (AMGCL's InnerProduct idea). Every apply() is
+/// collective: all processes call it together, as they do in a solve.
+
+#include <memory>
+#include <string>
+
+#include "strata/distributed/matrix.hpp"
+#include "strata/solver/level_operator.hpp"
+
+namespace strata {
+
+template <class T>
+class DistributedOperator final : public LevelOperator<T> {
+ public:
+  /// Shares ownership of A (invalid_argument when null).
+  explicit DistributedOperator(std::shared_ptr<const DistributedCsrMatrix<T>> A);
+  explicit DistributedOperator(DistributedCsrMatrix<T>&& A)
+      : DistributedOperator(std::make_shared<const DistributedCsrMatrix<T>>(std::move(A))) {}
+
+  const DistributedCsrMatrix<T>& matrix() const noexcept { return *A_; }
+
+  size_type rows() const override { return A_->local_rows(); }
+  size_type cols() const override { return A_->local_cols(); }
+  size_type global_row_begin() const override { return A_->row_partition().begin(); }
+  const Executor& executor() const override { return A_->executor(); }
+  /// "distributed CSR 1000x1000, 250 local rows, 1200 local nonzeros, 4 processes".
+  std::string describe() const override;
+  std::string kind() const override { return "distributed CSR"; }
+  /// Entries stored on this process (both blocks).
+  size_type nnz() const override { return A_->local_nnz(); }
+  /// Over this process's rows, counting both blocks.
+  std::pair<size_type, size_type> row_nnz_range() const override;
+
+  using LevelOperator<T>::apply;
+  void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z, Vector<T>& y) const override {
+    A_->apply(alpha, x, beta, z, y);
+  }
+  /// The scalings of the whole rows: the diagonal sits in the diagonal
+  /// block, and the l1 norm of inverse_l1_norm adds the off-diagonal
+  /// block's entries (parallel l1-Jacobi, Baker, Falgout, Kolev and Yang
+  /// 2011). Collective: when a row anywhere has no usable diagonal, every
+  /// process returns the first such row as a global index, so that all of
+  /// them throw together in the smoother that asked.
+  size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
+
+  /// The coarsest-level direct solve and the Galerkin product of a
+  /// distributed level need rows from other processes (agglomeration, and
+  /// R A P with the off-process rows of P), which distributed AMG will
+  /// bring; until then both throw not_implemented saying so.
+  Array<T> to_dense() const override;
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
+                                             const LevelOperator<T>& P) const override;
+  std::shared_ptr<const LevelOperator<T>> clone() const override;
+
+ private:
+  std::shared_ptr<const DistributedCsrMatrix<T>> A_;
+};
+
+}  // namespace strata

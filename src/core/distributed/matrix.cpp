@@ -1,0 +1,387 @@
+// DistributedCsrMatrix (strata/distributed/matrix.hpp): the split of owned
+// rows into the diagonal and off-diagonal blocks, the column map, the halo
+// plan, the overlapped SpMV, and scattering from one process.
+
+#include "strata/distributed/matrix.hpp"
+
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "core/distributed/communication.hpp"
+#include "kernels/distributed/distributed_kernels.hpp"
+#include "strata/core/primitives.hpp"
+
+namespace strata {
+
+namespace {
+
+/// One element of a device or host array, read on the host.
+template <class X>
+X element(const Array<X>& a, size_type k) {
+  X value{};
+  copy_bytes(&value, Executor::host(), a.data() + k, a.executor(), sizeof(X));
+  return value;
+}
+
+template <class T>
+void check_local_rows(const RowPartition& rows, const RowPartition& cols,
+                      const RowBlock<T>& local) {
+  const char* who = "DistributedCsrMatrix";
+  if (rows.processes() != cols.processes()) {
+    throw invalid_argument(std::string(who) + ": the row partition is over " +
+                           std::to_string(rows.processes()) +
+                           " processes and the column partition over " +
+                           std::to_string(cols.processes()) + "; expected the same communicator");
+  }
+  const Executor& exec = local.executor();
+  check_location(exec, local.cols.executor(), "local.cols", "local.row_ptr");
+  check_location(exec, local.values.executor(), "local.values", "local.row_ptr");
+  if (local.row_ptr.size() != rows.local_size() + 1) {
+    throw invalid_argument(
+        std::string(who) + ": local.row_ptr has " + std::to_string(local.row_ptr.size()) +
+        " entries; expected " + std::to_string(rows.local_size() + 1) +
+        " (one per owned row plus one: this process owns rows [" + std::to_string(rows.begin()) +
+        ", " + std::to_string(rows.end()) + ") of " + std::to_string(rows.global_size()) + ")");
+  }
+  if (local.cols.size() != local.values.size()) {
+    throw invalid_argument(std::string(who) + ": local.cols has " +
+                           std::to_string(local.cols.size()) + " entries and local.values " +
+                           std::to_string(local.values.size()) + "; expected one each per entry");
+  }
+  const offset_type first = element(local.row_ptr, 0);
+  const offset_type last = element(local.row_ptr, local.row_ptr.size() - 1);
+  if (first != 0 || last != local.cols.size()) {
+    throw invalid_argument(std::string(who) + ": local.row_ptr runs from " + std::to_string(first) +
+                           " to " + std::to_string(last) +
+                           "; expected 0 to the number of entries, " +
+                           std::to_string(local.cols.size()));
+  }
+  const size_type bad = exec.visit([&](const auto& e) {
+    return kernels::distributed::first_bad_column(e, local.cols.size(), local.cols.data(),
+                                                  cols.global_size());
+  });
+  if (bad >= 0) {
+    throw invalid_argument(std::string(who) + ": local.cols[" + std::to_string(bad) +
+                           "] = " + std::to_string(element(local.cols, bad)) +
+                           " is not a global column id; expected one in [0, " +
+                           std::to_string(cols.global_size()) + ")");
+  }
+  checked_index(cols.local_size(), "DistributedCsrMatrix: this process's columns");
+}
+
+}  // namespace
+
+template <class T>
+DistributedVector<T>::DistributedVector(RowPartition partition, Vector<T> local)
+    : partition_(std::move(partition)), local_(std::move(local)) {
+  if (local_.size() != partition_.local_size()) {
+    throw dimension_mismatch("DistributedVector: local has " + std::to_string(local_.size()) +
+                             " entries; expected this process's block of " +
+                             std::to_string(partition_.local_size()) + " (rows [" +
+                             std::to_string(partition_.begin()) + ", " +
+                             std::to_string(partition_.end()) + "))");
+  }
+}
+
+template <class T>
+DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition cols,
+                                              const RowBlock<T>& local)
+    : rows_(std::move(rows)), cols_(std::move(cols)) {
+  const Communicator& comm = rows_.communicator();
+  std::exception_ptr failure;
+  try {
+    check_local_rows(rows_, cols_, local);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  detail::agree_on_failure(comm, failure, "DistributedCsrMatrix");
+
+  // Split each row into the owned columns and the others.
+  const Executor& exec = local.executor();
+  const size_type n = rows_.local_size();
+  Array<offset_type> diag_ptr(exec, n + 1), offd_ptr(exec, n + 1);
+  exec.visit([&](const auto& e) {
+    kernels::distributed::count_split(e, n, local.row_ptr.data(), local.cols.data(), cols_.begin(),
+                                      cols_.end(), diag_ptr.data(), offd_ptr.data());
+  });
+  const offset_type diag_nnz = exclusive_scan(diag_ptr, diag_ptr);
+  const offset_type offd_nnz = exclusive_scan(offd_ptr, offd_ptr);
+  Array<index_type> diag_col(exec, diag_nnz);
+  Array<T> diag_val(exec, diag_nnz), offd_val(exec, offd_nnz);
+  Array<global_index> offd_global(exec, offd_nnz);
+  const kernels::distributed::SplitTarget<T> target{diag_ptr.data(),    diag_col.data(),
+                                                    diag_val.data(),    offd_ptr.data(),
+                                                    offd_global.data(), offd_val.data()};
+  exec.visit([&](const auto& e) {
+    kernels::distributed::split_rows(e, n, local.row_ptr.data(), local.cols.data(),
+                                     local.values.data(), cols_.begin(), cols_.end(), target);
+  });
+
+  // The column map: the distinct global ids of the off-diagonal entries,
+  // sorted (a sort and a segmented reduction over runs of equal ids).
+  Array<global_index> sorted = offd_global.clone();
+  Array<std::int32_t> ones(exec, offd_nnz, 1), run_lengths(exec, 0);
+  stable_sort_by_key(sorted, ones);
+  column_map_ = Array<global_index>(exec, 0);
+  const size_type ghosts = reduce_by_key(sorted, ones, column_map_, run_lengths);
+  Array<index_type> offd_col(exec, offd_nnz);
+  exec.visit([&](const auto& e) {
+    kernels::distributed::locate_sorted(e, offd_nnz, offd_global.data(), column_map_.data(), ghosts,
+                                        offd_col.data());
+  });
+
+  try {
+    diag_ = CsrMatrix<T>(n, cols_.local_size(), std::move(diag_ptr), std::move(diag_col),
+                         std::move(diag_val));
+    offd_ = CsrMatrix<T>(n, checked_index(ghosts, "DistributedCsrMatrix: ghost columns"),
+                         std::move(offd_ptr), std::move(offd_col), std::move(offd_val));
+    diag_.validate();  // duplicate columns in a row, values that are not finite
+    offd_.validate();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  detail::agree_on_failure(comm, failure, "DistributedCsrMatrix");
+
+  plan_ = std::make_shared<const HaloPlan>(cols_, column_map_.to_vector(), exec);
+  exchange_ = std::make_unique<HaloExchange<T>>(plan_, exec);
+  global_nnz_ = detail::sum_over_processes(comm, local_nnz());
+}
+
+template <class T>
+DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition cols,
+                                              CsrMatrix<T> diag, CsrMatrix<T> offd,
+                                              Array<global_index> column_map,
+                                              std::shared_ptr<const HaloPlan> plan,
+                                              size_type global_nnz)
+    : rows_(std::move(rows)),
+      cols_(std::move(cols)),
+      diag_(std::move(diag)),
+      offd_(std::move(offd)),
+      column_map_(std::move(column_map)),
+      plan_(std::move(plan)),
+      exchange_(std::make_unique<HaloExchange<T>>(plan_, diag_.executor())),
+      global_nnz_(global_nnz) {}
+
+template <class T>
+DistributedCsrMatrix<T>::DistributedCsrMatrix(DistributedCsrMatrix&&) noexcept = default;
+template <class T>
+DistributedCsrMatrix<T>& DistributedCsrMatrix<T>::operator=(DistributedCsrMatrix&&) noexcept =
+    default;
+template <class T>
+DistributedCsrMatrix<T>::~DistributedCsrMatrix() = default;
+
+template <class T>
+const char* DistributedCsrMatrix<T>::halo_transfer() const noexcept {
+  return exchange_->transfer();
+}
+
+template <class T>
+DistributedCsrMatrix<T> DistributedCsrMatrix<T>::to(const Executor& target) const {
+  return DistributedCsrMatrix(rows_, cols_, diag_.to(target), offd_.to(target),
+                              column_map_.to(target),
+                              std::make_shared<const HaloPlan>(plan_->to(target)), global_nnz_);
+}
+
+template <class T>
+void DistributedCsrMatrix<T>::apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
+                                    Vector<T>& y) const {
+  // Every check comes before the exchange begins: a product that throws
+  // later would leave messages posted that this process never completes.
+  const char* who = "DistributedCsrMatrix::apply";
+  check_location(executor(), x.executor(), "x", who);
+  check_location(executor(), y.executor(), "y", who);
+  check_location(executor(), z.executor(), "z", who);
+  if (x.size() != local_cols() || y.size() != local_rows() || z.size() != local_rows()) {
+    throw dimension_mismatch(std::string(who) + ": this process's block of A is " +
+                             std::to_string(local_rows()) + " x " + std::to_string(local_cols()) +
+                             ", x has " + std::to_string(x.size()) + " entries, y " +
+                             std::to_string(y.size()) + ", z " + std::to_string(z.size()) +
+                             "; expected x of local_cols() and y, z of local_rows() entries");
+  }
+  if (x.size() > 0 && (x.data() == y.data() || x.data() == z.data())) {
+    throw invalid_argument(std::string(who) + ": x is also " + (x.data() == y.data() ? "y" : "z") +
+                           "; y = alpha A x + beta z needs x in separate storage");
+  }
+  const bool exchanges = !plan_->sends().empty() || !plan_->receives().empty();
+  if (exchanges) exchange_->begin(x);  // messages fly while the diagonal block multiplies
+  spmv(alpha, diag_, x, beta, z, y);
+  if (!exchanges) return;
+  const Vector<T>& ghosts = exchange_->finish();
+  if (offd_.nnz() > 0) spmv(alpha, offd_, ghosts, T{1}, y, y);
+}
+
+template <class T>
+void spmv(const DistributedCsrMatrix<T>& A, const DistributedVector<T>& x,
+          DistributedVector<T>& y) {
+  if (x.partition() != A.col_partition()) {
+    throw invalid_argument("spmv: x is not split like A's columns (x has " +
+                           std::to_string(x.partition().local_size()) + " of " +
+                           std::to_string(x.partition().global_size()) + " rows here, A " +
+                           std::to_string(A.local_cols()) + " of " +
+                           std::to_string(A.global_cols()) + " columns)");
+  }
+  if (y.partition() != A.row_partition()) {
+    throw invalid_argument(
+        "spmv: y is not split like A's rows (y has " + std::to_string(y.partition().local_size()) +
+        " of " + std::to_string(y.partition().global_size()) + " rows here, A " +
+        std::to_string(A.local_rows()) + " of " + std::to_string(A.global_rows()) + ")");
+  }
+  A.apply(T{1}, x.local(), T{0}, y.local(), y.local());
+}
+
+// ---------------------------------------------------------------- scatter / gather
+
+namespace {
+
+/// The root's check of a scatter, agreed on by every process.
+void check_root(const RowPartition& partition, int root, size_type rows, size_type cols,
+                const char* who) {
+  std::exception_ptr failure;
+  try {
+    if (root < 0 || root >= partition.processes()) {
+      throw invalid_argument(std::string(who) + ": root = " + std::to_string(root) +
+                             "; expected a rank in [0, " + std::to_string(partition.processes()) +
+                             ")");
+    }
+    if (partition.communicator().rank() == root &&
+        (rows != partition.global_size() || (cols >= 0 && cols != partition.global_size()))) {
+      throw invalid_argument(std::string(who) + ": the root's matrix is " + std::to_string(rows) +
+                             (cols >= 0 ? " x " + std::to_string(cols) : std::string()) +
+                             "; expected " + std::to_string(partition.global_size()) +
+                             " rows (the partition's global size)" +
+                             (cols >= 0 ? " and as many columns" : ""));
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  detail::agree_on_failure(partition.communicator(), failure, who);
+}
+
+}  // namespace
+
+template <class T>
+DistributedCsrMatrix<T> scatter_rows(const CsrMatrix<T>& global, const RowPartition& partition,
+                                     const Executor& exec, int root) {
+  const Communicator& comm = partition.communicator();
+  check_root(partition, root, global.rows(), global.cols(), "scatter_rows");
+  const bool is_root = comm.rank() == root;
+  const size_type n = partition.local_size();
+  std::vector<offset_type> row_ptr(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<global_index> cols;
+  std::vector<T> values;
+  if (is_root) {
+    // Each process's rows: row pointers rebased to 0, columns as 64-bit ids.
+    const CsrMatrix<T> host = global.to(Executor::host());
+    const auto ptr = host.row_ptr().host_view();
+    const auto col = host.col_idx().host_view();
+    const auto val = host.values().host_view();
+    const int processes = partition.processes();
+    std::vector<std::vector<offset_type>> part_ptr(static_cast<std::size_t>(processes));
+    std::vector<std::vector<global_index>> part_col(static_cast<std::size_t>(processes));
+    std::vector<std::vector<T>> part_val(static_cast<std::size_t>(processes));
+    detail::RequestSet messages;
+    for (int r = 0; r < processes; ++r) {
+      const size_type b = partition.offset(r), e = partition.offset(r + 1);
+      auto& p = part_ptr[static_cast<std::size_t>(r)];
+      auto& c = part_col[static_cast<std::size_t>(r)];
+      auto& v = part_val[static_cast<std::size_t>(r)];
+      p.resize(static_cast<std::size_t>(e - b) + 1);
+      for (size_type i = b; i <= e; ++i) p[static_cast<std::size_t>(i - b)] = ptr[i] - ptr[b];
+      c.assign(col.begin() + ptr[b], col.begin() + ptr[e]);
+      v.assign(val.begin() + ptr[b], val.begin() + ptr[e]);
+      if (r == root) continue;
+      messages.send(comm, p.data(), p.size() * sizeof(offset_type), r, detail::Tag::scatter);
+      messages.send(comm, c.data(), c.size() * sizeof(global_index), r, detail::Tag::scatter);
+      messages.send(comm, v.data(), v.size() * sizeof(T), r, detail::Tag::scatter);
+    }
+    row_ptr = std::move(part_ptr[static_cast<std::size_t>(root)]);
+    cols = std::move(part_col[static_cast<std::size_t>(root)]);
+    values = std::move(part_val[static_cast<std::size_t>(root)]);
+    messages.wait_all();
+  } else {
+    detail::RequestSet messages;
+    messages.receive(comm, row_ptr.data(), row_ptr.size() * sizeof(offset_type), root,
+                     detail::Tag::scatter);
+    messages.wait_all();  // the row pointers say how many entries follow
+    cols.resize(static_cast<std::size_t>(row_ptr.back()));
+    values.resize(static_cast<std::size_t>(row_ptr.back()));
+    messages.receive(comm, cols.data(), cols.size() * sizeof(global_index), root,
+                     detail::Tag::scatter);
+    messages.receive(comm, values.data(), values.size() * sizeof(T), root, detail::Tag::scatter);
+    messages.wait_all();
+  }
+  const RowBlock<T> local{Array<offset_type>(exec, row_ptr), Array<global_index>(exec, cols),
+                          Array<T>(exec, values)};
+  return DistributedCsrMatrix<T>(partition, local);
+}
+
+template <class T>
+DistributedVector<T> scatter_vector(const Vector<T>& global, const RowPartition& partition,
+                                    const Executor& exec, int root) {
+  const Communicator& comm = partition.communicator();
+  check_root(partition, root, global.size(), -1, "scatter_vector");
+  std::vector<T> mine(static_cast<std::size_t>(partition.local_size()));
+  if (comm.rank() == root) {
+    const std::vector<T> all = global.to_vector();
+    detail::RequestSet messages;
+    for (int r = 0; r < partition.processes(); ++r) {
+      const size_type b = partition.offset(r), count = partition.local_size(r);
+      if (r == root) {
+        std::copy(all.begin() + b, all.begin() + b + count, mine.begin());
+      } else if (count > 0) {
+        messages.send(comm, all.data() + b, static_cast<std::size_t>(count) * sizeof(T), r,
+                      detail::Tag::scatter);
+      }
+    }
+    messages.wait_all();
+  } else if (!mine.empty()) {
+    detail::RequestSet messages;
+    messages.receive(comm, mine.data(), mine.size() * sizeof(T), root, detail::Tag::scatter);
+    messages.wait_all();
+  }
+  return DistributedVector<T>(partition, Vector<T>(Array<T>(exec, mine)));
+}
+
+template <class T>
+Vector<T> gather_vector(const DistributedVector<T>& x, int root) {
+  const RowPartition& partition = x.partition();
+  const Communicator& comm = partition.communicator();
+  check_root(partition, root, partition.global_size(), -1, "gather_vector");
+  const std::vector<T> mine = x.local().to_vector();
+  if (comm.rank() != root) {
+    if (!mine.empty()) {
+      detail::RequestSet messages;
+      messages.send(comm, mine.data(), mine.size() * sizeof(T), root, detail::Tag::scatter);
+      messages.wait_all();
+    }
+    return Vector<T>(Executor::host(), 0);
+  }
+  std::vector<T> all(static_cast<std::size_t>(partition.global_size()));
+  detail::RequestSet messages;
+  for (int r = 0; r < partition.processes(); ++r) {
+    const size_type b = partition.offset(r), count = partition.local_size(r);
+    if (r == root) {
+      std::copy(mine.begin(), mine.end(), all.begin() + b);
+    } else if (count > 0) {
+      messages.receive(comm, all.data() + b, static_cast<std::size_t>(count) * sizeof(T), r,
+                       detail::Tag::scatter);
+    }
+  }
+  messages.wait_all();
+  return Vector<T>(Array<T>(Executor::host(), all));
+}
+
+template class DistributedVector<double>;
+template class DistributedCsrMatrix<double>;
+template void spmv<double>(const DistributedCsrMatrix<double>&, const DistributedVector<double>&,
+                           DistributedVector<double>&);
+template DistributedCsrMatrix<double> scatter_rows<double>(const CsrMatrix<double>&,
+                                                           const RowPartition&, const Executor&,
+                                                           int);
+template DistributedVector<double> scatter_vector<double>(const Vector<double>&,
+                                                          const RowPartition&, const Executor&,
+                                                          int);
+template Vector<double> gather_vector<double>(const DistributedVector<double>&, int);
+
+}  // namespace strata
