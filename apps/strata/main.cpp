@@ -69,6 +69,12 @@ int run(int argc, char** argv) {
   // others would run once per process (and `gen` write one file from
   // several processes at once).
   namespace processes = strata::app::processes;
+  if (processes::copies_without_mpi() > 1) {
+    return report("this strata was built without MPI (STRATA_WITH_MPI OFF, or no MPI found), and "
+                  "the launcher started " + std::to_string(processes::copies_without_mpi()) +
+                      " copies of it; run one, or build with MPI to solve across processes",
+                  strata::app::exit_usage, json_asked);
+  }
   if (processes::several() && argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "solve") != 0) {
     return report("strata " + std::string(argv[1]) + " runs on one process, and mpirun started " +
                       std::to_string(processes::size()) +

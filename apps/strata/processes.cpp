@@ -16,13 +16,18 @@ namespace strata::app::processes {
 
 namespace {
 
+#if STRATA_WITH_MPI
 bool initialized_here = false;
+#endif
 int this_rank = 0;
 int process_count = 1;
 /// A duplicate of stderr taken before a rank other than 0 is silenced:
 /// where abort() still writes.
 int original_stderr = STDERR_FILENO;
+/// In a build without MPI: how many copies a launcher started (1: none).
+int launched_copies = 1;
 
+#if STRATA_WITH_MPI
 /// Whether an MPI launcher started this process: the variables Open MPI's
 /// mpirun (OMPI_COMM_WORLD_SIZE), PMIx launchers (PMIX_RANK) and MPICH's
 /// Hydra or Slurm's PMI (PMI_RANK) set for every process they start.
@@ -32,6 +37,7 @@ bool launched_by_mpi() {
   }
   return false;
 }
+#endif
 
 /// Points `fd` at /dev/null.
 void silence(int fd) {
@@ -62,8 +68,27 @@ void start(int& argc, char**& argv) {
 #else
   (void)argc;
   (void)argv;
+  // Without MPI each process is a whole run of its own; the launcher's
+  // variables still tell how many were started, for copies_without_mpi().
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* value = std::getenv(name)) {
+      launched_copies = std::atoi(value);
+      break;
+    }
+  }
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* value = std::getenv(name)) {
+      if (std::atoi(value) != 0 && launched_copies > 1) {
+        silence(STDOUT_FILENO);
+        silence(STDERR_FILENO);
+      }
+      break;
+    }
+  }
 #endif
 }
+
+int copies_without_mpi() { return launched_copies; }
 
 void finish() {
 #if STRATA_WITH_MPI

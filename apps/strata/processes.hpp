@@ -33,6 +33,10 @@ namespace strata::app::processes {
 /// there are several. Call once, first thing in main (after
 /// settle_threads, which may execute the program again).
 void start(int& argc, char**& argv);
+/// In a build without MPI started by mpirun -np N (N > 1): N, each copy a
+/// whole serial run (which main refuses, rather than solve N times with
+/// every copy printing); 1 otherwise. Only rank 0's copy is heard.
+int copies_without_mpi();
 /// MPI_Finalize when start() initialized MPI.
 void finish();
 
