@@ -755,7 +755,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
   cmd->add_flag("--print-config", o->print_config,
                 "Print the settings in effect as JSON that --config reads back, and exit");
   cmd->add_flag("--host", o->host, "Run on the host (OpenMP)");
-  cmd->add_flag("--device", o->device, "Run on the CUDA device");
+  cmd->add_flag("--device", o->device,
+                "Run on the CUDA device (under mpirun: GPU rank % the GPUs a node shows)");
   cmd->add_option("--print-every", o->print_every,
                   "Progress every K iterations (0: the first 10, then every 10th; -1: none)")
       ->capture_default_str();
