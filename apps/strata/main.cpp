@@ -39,10 +39,6 @@ int report(const std::string& message, int status, bool json) {
   return status;
 }
 
-}  // namespace
-
-namespace {
-
 /// The program, between the start and the end of MPI (main below).
 int run(int argc, char** argv) {
   // Progress lines reach a pipe as they are printed, not at exit.
@@ -65,16 +61,18 @@ int run(int argc, char** argv) {
   // A parse error comes before --json is read; its form follows the words.
   bool json_asked = false;
   for (int i = 1; i < argc; ++i) json_asked = json_asked || std::strcmp(argv[i], "--json") == 0;
-  // Under mpirun with several processes only `solve` distributes; the
-  // others would run once per process (and `gen` write one file from
-  // several processes at once).
   namespace processes = strata::app::processes;
+  // Copies of an MPI-free strata would each solve the whole problem and
+  // print it.
   if (processes::copies_without_mpi() > 1) {
     return report("this strata was built without MPI (STRATA_WITH_MPI OFF, or no MPI found), and "
                   "the launcher started " + std::to_string(processes::copies_without_mpi()) +
                       " copies of it; run one, or build with MPI to solve across processes",
                   strata::app::exit_usage, json_asked);
   }
+  // Under mpirun with several processes only `solve` distributes; the
+  // others would run once per process (and `gen` write one file from
+  // several processes at once).
   if (processes::several() && argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "solve") != 0) {
     return report("strata " + std::string(argv[1]) + " runs on one process, and mpirun started " +
                       std::to_string(processes::size()) +
