@@ -19,6 +19,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "processes.hpp"
 #include "strata/strata.hpp"
 #include "threads.hpp"
 
@@ -38,10 +39,8 @@ int report(const std::string& message, int status, bool json) {
   return status;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  strata::app::settle_threads(argc, argv);
+/// The program, between the start and the end of MPI (main below).
+int run(int argc, char** argv) {
   // Progress lines reach a pipe as they are printed, not at exit.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
@@ -62,6 +61,24 @@ int main(int argc, char** argv) {
   // A parse error comes before --json is read; its form follows the words.
   bool json_asked = false;
   for (int i = 1; i < argc; ++i) json_asked = json_asked || std::strcmp(argv[i], "--json") == 0;
+  namespace processes = strata::app::processes;
+  // Copies of an MPI-free strata would each solve the whole problem and
+  // print it.
+  if (processes::copies_without_mpi() > 1) {
+    return report("this strata was built without MPI (STRATA_WITH_MPI OFF, or no MPI found), and "
+                  "the launcher started " + std::to_string(processes::copies_without_mpi()) +
+                      " copies of it; run one, or build with MPI to solve across processes",
+                  strata::app::exit_usage, json_asked);
+  }
+  // Under mpirun with several processes only `solve` distributes; the
+  // others would run once per process (and `gen` write one file from
+  // several processes at once).
+  if (processes::several() && argc > 1 && argv[1][0] != '-' && std::strcmp(argv[1], "solve") != 0) {
+    return report("strata " + std::string(argv[1]) + " runs on one process, and mpirun started " +
+                      std::to_string(processes::size()) +
+                      "; only `strata solve` runs on several processes: run it without mpirun",
+                  strata::app::exit_usage, json_asked);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,9 +95,22 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // A Strata error's message says what was wrong; where in the library it
     // was detected (what()) matters to developers, not to the command line.
-    const auto* strata_error = dynamic_cast<const strata::error*>(&e);
-    return report(strata_error ? strata_error->message() : e.what(), strata::app::exit_error,
-                  json_asked || common.json);
+    // With several processes, what arrives here every process has thrown
+    // alike (a check of the same command line and settings, or an error
+    // the processes agreed on); rank 0 alone is heard.
+    return report(processes::message_of(e), processes::status_of(e), json_asked || common.json);
   }
   return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  strata::app::settle_threads(argc, argv);
+  // After settle_threads, which may execute the program again: MPI is
+  // started once, in the image that runs.
+  strata::app::processes::start(argc, argv);
+  const int status = run(argc, argv);
+  strata::app::processes::finish();
+  return status;
 }

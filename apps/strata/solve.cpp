@@ -24,50 +24,14 @@
 #include "defaults.hpp"
 #include "presets.hpp"
 #include "problem.hpp"
+#include "processes.hpp"
+#include "solve.hpp"
 #include "structured.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/config/solver_config.hpp"
 
 namespace strata::app {
-
-namespace {
-
-using json = nlohmann::ordered_json;
-
-/// What the front end decides; everything else is in SolverConfig.
-struct SolveOptions {
-  std::string preset;
-  std::string config;
-  std::string problem = "poisson3d";
-  /// --n (or "n" in --config) when given.
-  std::optional<long long> n;
-  std::string rhs;
-  /// --x0: the initial guess (default zero).
-  std::string x0;
-  /// -o/--output: where the solution goes (MatrixMarket array).
-  std::string output;
-  /// --null-space: "constant" or a MatrixMarket vector to project out of b
-  /// and x (a singular system such as a pure Neumann problem).
-  std::string null_space;
-  /// --near-null: a MatrixMarket array (n x k) of near-null vectors for
-  /// the aggregation coarsenings (the rigid-body modes of elasticity);
-  /// --add-translations puts the block_size translations before them (a
-  /// file of rotations only, as hypre's rbm files are).
-  std::string near_null;
-  bool add_translations = false;
-  /// --coordinates: nodal coordinates (MatrixMarket, nodes x dimension or
-  /// one interleaved column), from which the rigid-body modes are made.
-  std::string coordinates;
-  bool host = false;
-  bool device = false;
-  int print_every = 0;
-  bool resetup = false;
-  bool print_config = false;
-  /// Paths of the settings given by a flag or a --config key: the defaults
-  /// that follow the matrix leave them alone.
-  std::set<std::string> given;
-};
 
 /// The name of a choice parameter's current value ("cg", "amg", "V").
 std::string choice_of(const config::SolverConfig& cfg, const char* path) {
@@ -90,6 +54,31 @@ Vector<double> read_vector(const std::string& flag, const std::string& path, siz
   }
   return v;
 }
+
+/// -o/--output is checked before anything is solved: a solve of minutes
+/// should not end in "cannot write". The file itself is written (and an
+/// old one replaced) only once there is a solution.
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file(path);
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    throw io_error("--output '" + path + "' is a folder; expected a file name");
+  }
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw io_error("--output '" + path + "': the folder '" + folder.string() +
+                   "' does not exist");
+  }
+  if (::access(folder.c_str(), W_OK) != 0 ||
+      (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0)) {
+    throw io_error("--output '" + path + "': no permission to write there");
+  }
+}
+
+namespace {
+
+using json = nlohmann::ordered_json;
 
 constexpr const char* block_size_path = "preconditioner.amg.smoothed_aggregation.block_size";
 
@@ -220,27 +209,6 @@ std::vector<Vector<double>> near_null_input(const SolveOptions& o, const Problem
     throw invalid_argument(source + ": " + e.message());
   }
   return B;
-}
-
-/// -o/--output is checked before anything is solved: a solve of minutes
-/// should not end in "cannot write". The file itself is written (and an
-/// old one replaced) only once there is a solution.
-void check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path file(path);
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) {
-    throw io_error("--output '" + path + "' is a folder; expected a file name");
-  }
-  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (!fs::is_directory(folder, ec)) {
-    throw io_error("--output '" + path + "': the folder '" + folder.string() +
-                   "' does not exist");
-  }
-  if (::access(folder.c_str(), W_OK) != 0 ||
-      (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0)) {
-    throw io_error("--output '" + path + "': no permission to write there");
-  }
 }
 
 /// The setup's progress lines, one per AMG level as the hierarchy reports
@@ -447,6 +415,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
               {"rows", A.rows()},
               {"nnz", A.nnz()},
               {"backend", exec.name()},
+              {"processes", 1},
               {"solver", method_name(method)},
               {"preconditioner", choice_of(cfg, "preconditioner.type")},
               {"preconditioner_detail", precond_desc},
@@ -786,7 +755,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
   cmd->add_flag("--print-config", o->print_config,
                 "Print the settings in effect as JSON that --config reads back, and exit");
   cmd->add_flag("--host", o->host, "Run on the host (OpenMP)");
-  cmd->add_flag("--device", o->device, "Run on the CUDA device");
+  cmd->add_flag("--device", o->device,
+                "Run on the CUDA device (under mpirun: GPU rank % the GPUs a node shows)");
   cmd->add_option("--print-every", o->print_every,
                   "Progress every K iterations (0: the first 10, then every 10th; -1: none)")
       ->capture_default_str();
@@ -820,6 +790,10 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
   add_structured_options(*cmd, *st);
   cmd->callback([o, flags, cmd, st, interface, &common, &exit_code] {
     if (*interface == "struct") {
+      require_usage(!processes::several(),
+                    "--interface struct does not run on several processes yet (" +
+                        std::to_string(processes::size()) +
+                        " under mpirun); run it on one process, or give --interface csr");
       for (const char* flag : {"--rhs", "--null-space", "--resetup", "--config", "--print-config",
                                "--near-null", "--add-translations", "--coordinates"}) {
         require(cmd->count(flag) == 0, std::string(flag) + " is not available with --interface struct");
@@ -840,13 +814,18 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
     for (const char* flag : {"--coefficients", "--periodic", "--pfmg-relax", "--pfmg-skip"}) {
       require_usage(cmd->count(flag) == 0, std::string(flag) + " needs --interface struct");
     }
-    const config::SolverConfig cfg = effective_settings(*o, *cmd, *flags);
+    config::SolverConfig cfg;
+    // Every process reads the same --config and --preset files; should
+    // one of them fail to (a file system that differs between nodes), all
+    // stop here rather than the others waiting for it in the solve.
+    processes::agree([&] { cfg = effective_settings(*o, *cmd, *flags); });
     if (o->print_config) {
       print_config(*o, cfg);
       exit_code = 0;
       return;
     }
-    exit_code = run_solve(*o, cfg, common);
+    exit_code = processes::several() ? run_distributed_solve(*o, cfg, common)
+                                     : run_solve(*o, cfg, common);
   });
 }
 

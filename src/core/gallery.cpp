@@ -497,4 +497,33 @@ DistributedCsrMatrix<double> convdiff3d(const RowPartition& partition, const Exe
       partition, convdiff3d_rows(exec, nx, ny, nz, options, partition.begin(), partition.end()));
 }
 
+bool has_distributed_generator(const std::string& name) {
+  return name == "poisson2d" || name == "poisson3d" || name == "diffusion27" ||
+         name == "aniso2d" || name == "convdiff3d";
+}
+
+DistributedCsrMatrix<double> generate(const std::string& name, size_type n,
+                                      const Communicator& comm, const Executor& exec) {
+  if (n < 1) {
+    throw invalid_argument("gallery::generate: n must be >= 1, got " + std::to_string(n) +
+                           " (problem '" + name + "')");
+  }
+  // The names and parameters of the serial generate() above, so that a
+  // distributed solve of a named problem is the serial one split up.
+  const auto rows_2d = [&] { return RowPartition::uniform(comm, global_rows_2d(name.c_str(), n, n)); };
+  const auto rows_3d = [&] {
+    return RowPartition::uniform(comm, global_rows_3d(name.c_str(), n, n, n));
+  };
+  if (name == "poisson2d") return poisson2d(rows_2d(), exec, n, n);
+  if (name == "poisson3d") return poisson3d(rows_3d(), exec, n, n, n);
+  if (name == "diffusion27") return diffusion3d_27pt(rows_3d(), exec, n, n, n);
+  if (name == "aniso2d") {
+    return anisotropic2d(rows_2d(), exec, n, n, aniso2d_epsilon, aniso2d_theta);
+  }
+  if (name == "convdiff3d") return convdiff3d(rows_3d(), exec, n, n, n);
+  throw invalid_argument("gallery::generate: problem '" + name +
+                         "' has no distributed generator; expected poisson2d, poisson3d, "
+                         "diffusion27, aniso2d or convdiff3d");
+}
+
 }  // namespace strata::gallery

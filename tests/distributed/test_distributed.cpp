@@ -265,6 +265,22 @@ TEST(DistributedSpmv, EqualsSerialOnStencils) {
              gallery::anisotropic2d(host, 9, 7, 0.01, 0.5));
 }
 
+// `strata solve` generates a named problem with generate(name, n, comm,
+// exec): each name must give the serial generate(name, n)'s rows.
+TEST(DistributedSpmv, NamedProblemsEqualTheSerialOnes) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  for (const std::string name : {"poisson2d", "poisson3d", "diffusion27", "aniso2d", "convdiff3d"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(gallery::has_distributed_generator(name));
+    const DistributedCsrMatrix<double> A = gallery::generate(name, 5, comm, host);
+    EXPECT_EQ(A.row_partition(), RowPartition::uniform(comm, A.global_rows()));
+    check_spmv(A, gallery::generate(name, 5, host));
+  }
+  EXPECT_FALSE(gallery::has_distributed_generator("elasticity3d"));
+  EXPECT_THROW(gallery::generate("elasticity3d", 4, comm, host), invalid_argument);
+}
+
 TEST(DistributedSpmv, UnevenPartitionWithAnEmptyProcess) {
   const Communicator comm = world();
   const Executor host = Executor::host();

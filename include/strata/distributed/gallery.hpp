@@ -15,6 +15,8 @@
 /// Errors: invalid_argument naming the bad size, coefficient or range, or
 /// a partition whose global size is not the problem's number of rows.
 
+#include <string>
+
 #include "strata/distributed/matrix.hpp"
 #include "strata/gallery/gallery.hpp"
 
@@ -52,5 +54,20 @@ DistributedCsrMatrix<double> anisotropic2d(const RowPartition& partition, const 
 DistributedCsrMatrix<double> convdiff3d(const RowPartition& partition, const Executor& exec,
                                         size_type nx, size_type ny, size_type nz,
                                         const ConvDiffOptions& options = {});
+
+/// Whether generate(name, n, comm, exec) below makes the named problem (a
+/// name of problem_names()) process by process: poisson2d, poisson3d,
+/// diffusion27, aniso2d and convdiff3d. The others (poisson2d9, jumps3d,
+/// elasticity3d) have no row-range generator yet.
+bool has_distributed_generator(const std::string& name);
+
+/// The named problem with its size n, as generate(name, n, exec) of
+/// strata/gallery/gallery.hpp makes it (the same parameters, so the rows
+/// are the serial ones bit for bit), its rows split evenly over comm
+/// (RowPartition::uniform), each process generating its own. Collective.
+/// Throws invalid_argument naming the problem when it has no distributed
+/// generator (has_distributed_generator), or n < 1.
+DistributedCsrMatrix<double> generate(const std::string& name, size_type n,
+                                      const Communicator& comm, const Executor& exec);
 
 }  // namespace strata::gallery

@@ -1,0 +1,384 @@
+// strata solve over several MPI processes (mpirun -np N strata solve ...):
+// the serial solve of solve.cpp with A, b and x split by rows.
+//
+//  - A: a gallery problem with a distributed generator is made process by
+//    process, each only its rows (gallery::generate(name, n, comm, exec));
+//    a MatrixMarket file, or a gallery problem without one, is made on
+//    rank 0 and its rows sent out (scatter_rows), as are --rhs and --x0.
+//  - The Krylov method runs on the DistributedOperator with a
+//    DistributedReduction for every sum, preconditioned by the Jacobi
+//    family or Chebyshev built with that reduction. What does not run
+//    distributed yet (AMG, ILU, Gauss-Seidel, ...) is refused by name.
+//  - Errors: every check of the settings is made by every process on the
+//    same settings, so all throw together; a step whose failure depends on
+//    the process (reading a file on rank 0, the GPU a rank gets) runs under
+//    processes::agree, so all throw together; anything else that throws on
+//    one process aborts them all (processes::abort), so none waits forever.
+//  - Output: rank 0's (processes.hpp): the serial report and JSON, the
+//    times the largest over the processes, with the split of rows and
+//    nonzeros and each process's times.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "defaults.hpp"
+#include "problem.hpp"
+#include "processes.hpp"
+#include "solve.hpp"
+
+namespace strata::app {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <class T>
+T largest(const std::vector<T>& v) {
+  return *std::max_element(v.begin(), v.end());
+}
+template <class T>
+T smallest(const std::vector<T>& v) {
+  return *std::min_element(v.begin(), v.end());
+}
+
+/// The GPU of this rank under --device (or the default where a GPU is
+/// usable): rank % the GPUs this node shows, so that the ranks of a node
+/// share its GPUs round-robin (one each when there are as many; several
+/// ranks on one GPU for testing). Ranks are counted over the whole job,
+/// which gives every GPU of a node its share when mpirun places ranks on
+/// nodes by blocks of the node's GPU count (its default fills a node
+/// before the next).
+Executor rank_executor(bool host, bool device) {
+  if (host && device) throw usage_error("--host and --device exclude each other");
+  if (host || (!device && !cuda_available())) return Executor::host();
+  const int gpus = cuda_device_count();
+  if (gpus <= 0) return Executor::cuda();  // throws not_compiled / cuda_error with the reason
+  return Executor::cuda(processes::rank() % gpus);
+}
+
+/// What rank 0 learns loading a matrix the others need: the global size
+/// and the facts the defaults follow (defaults.hpp), sent as JSON.
+struct Loaded {
+  std::string source;
+  size_type n = 0;
+  size_type rows = 0;
+  MatrixFacts facts;
+};
+
+std::string to_text(const Loaded& l) {
+  return json{{"source", l.source},
+              {"n", l.n},
+              {"rows", l.rows},
+              {"symmetric", l.facts.symmetric},
+              {"symmetry_reason", l.facts.symmetry_reason},
+              {"constant_null_space", l.facts.constant_null_space}}
+      .dump();
+}
+
+Loaded from_text(const std::string& text) {
+  const json j = json::parse(text);
+  Loaded l;
+  l.source = j["source"];
+  l.n = j["n"];
+  l.rows = j["rows"];
+  l.facts.symmetric = j["symmetric"];
+  l.facts.symmetry_reason = j["symmetry_reason"];
+  l.facts.constant_null_space = j["constant_null_space"];
+  l.facts.positive_diagonal = l.rows;  // refuse_hopeless ran on rank 0
+  return l;
+}
+
+/// Rank 0's vector file for `flag` (the others pass nothing), split into
+/// each process's block; rank 0's read failing fails every process.
+Vector<double> scattered_vector(const std::string& flag, const std::string& path,
+                                const RowPartition& partition, const Executor& exec) {
+  Vector<double> whole;
+  processes::agree([&] {
+    if (processes::rank() == 0) {
+      whole = read_vector(flag, path, partition.global_size(), Executor::host());
+    }
+  });
+  return std::move(scatter_vector(whole, partition, exec).local());
+}
+
+}  // namespace
+
+void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg) {
+  const std::string why = " does not run on several processes yet (mpirun started " +
+                          std::to_string(processes::size()) + ")";
+  using P = config::PreconditionerType;
+  const P type = cfg.preconditioner.type;
+  if (type != P::none && type != P::jacobi && type != P::l1jacobi && type != P::chebyshev) {
+    const bool given = o.given.count("preconditioner.type") > 0;
+    throw usage_error("--precond " + choice_of(cfg, "preconditioner.type") +
+                      (given ? "" : " (the default)") + why +
+                      "; expected --precond none, jacobi, l1jacobi or chebyshev, or one process");
+  }
+  const std::pair<bool, const char*> flags[] = {{o.resetup, "--resetup"},
+                                                {!o.null_space.empty(), "--null-space"},
+                                                {!o.near_null.empty(), "--near-null"},
+                                                {o.add_translations, "--add-translations"},
+                                                {!o.coordinates.empty(), "--coordinates"}};
+  for (const auto& [set, flag] : flags) {
+    require_usage(!set, std::string(flag) + why + "; leave it out, or run on one process");
+  }
+}
+
+int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) {
+  refuse_undistributed(o, cfg);
+  const Communicator comm = processes::communicator();
+  const int processes_n = comm.size();
+  const bool root = comm.rank() == 0;
+
+  std::optional<Executor> picked;
+  processes::agree([&] {
+    picked = rank_executor(o.host, o.device);
+    if (root && !o.output.empty()) check_writable(o.output);
+  });
+  const Executor exec = *picked;
+
+  // A: each process its rows.
+  const auto load_start = std::chrono::steady_clock::now();
+  const auto& names = gallery::problem_names();
+  const bool generated = std::find(names.begin(), names.end(), o.problem) != names.end() &&
+                         gallery::has_distributed_generator(o.problem);
+  std::shared_ptr<const DistributedCsrMatrix<double>> A;
+  Loaded loaded;
+  if (generated) {
+    if (o.n && *o.n < 1) {
+      throw usage_error("--n " + std::to_string(*o.n) +
+                        ": expected an integer >= 1 (the size of gallery problem '" + o.problem +
+                        "')");
+    }
+    loaded.source = "gallery";
+    // The serial defaults (solve.cpp): 64^3 on the host, 128^3 on a GPU.
+    loaded.n = o.n ? *o.n
+                   : o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64)
+                                              : default_size(o.problem);
+    processes::agree([&] {
+      A = std::make_shared<const DistributedCsrMatrix<double>>(
+          gallery::generate(o.problem, loaded.n, comm, exec));
+    });
+    loaded.rows = A->global_rows();
+    Problem named;
+    named.name = o.problem;
+    named.source = "gallery";
+    loaded.facts = inspect(named, CsrMatrix<double>());
+    loaded.facts.positive_diagonal = loaded.rows;
+  } else {
+    // Read (or generated) once, on rank 0: the MatrixMarket format has no
+    // index by which each process could find its rows (matrix.hpp).
+    Problem whole;
+    processes::agree([&] {
+      if (!root) return;
+      whole = load_problem(o.problem, o.n, Executor::host(), 0);
+      if (whole.A.rows() != whole.A.cols()) {
+        throw invalid_argument("solve: A must be square, it is " + std::to_string(whole.A.rows()) +
+                               " x " + std::to_string(whole.A.cols()));
+      }
+      loaded.source = whole.source;
+      loaded.n = whole.n;
+      loaded.rows = whole.A.rows();
+      loaded.facts = inspect(whole, whole.A);
+      refuse_hopeless(loaded.facts, whole.name);
+    });
+    loaded = from_text(processes::broadcast(root ? to_text(loaded) : std::string()));
+    const RowPartition partition = RowPartition::uniform(comm, loaded.rows);
+    processes::agree([&] {
+      A = std::make_shared<const DistributedCsrMatrix<double>>(
+          scatter_rows(whole.A, partition, exec));
+    });
+  }
+  exec.synchronize();
+  const double load_seconds = seconds(std::chrono::steady_clock::now() - load_start);
+  const RowPartition& partition = A->row_partition();
+  const MatrixFacts& facts = loaded.facts;
+
+  // The Krylov settings fitted to the global size (restart and truncation
+  // must be the same on every process, and the serial ones); the memory
+  // check then counts the whole problem's vectors on each process, which
+  // errs on the safe side.
+  processes::agree([&] {
+    for (const auto& change : config::fit_to_problem(cfg, loaded.rows, exec)) {
+      std::fprintf(stderr, "strata: note: %s\n", change.c_str());
+    }
+  });
+  Vector<double> b = o.rhs.empty() ? Vector<double>(exec, partition.local_size(), 1.0)
+                                   : scattered_vector("--rhs", o.rhs, partition, exec);
+  Vector<double> x = o.x0.empty() ? Vector<double>(exec, partition.local_size(), 0.0)
+                                  : scattered_vector("--x0", o.x0, partition, exec);
+  if (facts.constant_null_space) {
+    std::fprintf(stderr,
+                 "strata: note: every row of A sums to zero: constants are in its null space, "
+                 "and A x = b has a solution only for b orthogonal to them (--null-space "
+                 "constant, which projects them out, runs on one process only for now)\n");
+  }
+  const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
+    std::string all;
+    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
+    throw usage_error("solve: " + all);
+  }
+  auto& chebyshev = cfg.preconditioner.chebyshev;
+  if (cfg.preconditioner.type == config::PreconditionerType::chebyshev && chebyshev.symmetric) {
+    chebyshev.symmetric = facts.symmetric;
+  }
+
+  const auto op = std::make_shared<const DistributedOperator<double>>(A);
+  const DistributedReduction<double> reduction(comm);
+  const std::vector<long long> rows_per_process = processes::gather((long long)A->local_rows());
+  const std::vector<long long> nnz_per_process = processes::gather((long long)A->local_nnz());
+  const bool verbose = !c.json && o.print_every >= 0;
+  if (verbose) {
+    std::printf("strata solve: %s%s, %lld rows, %lld nonzeros, on %s, %d processes\n",
+                o.problem.c_str(),
+                loaded.source == "gallery" ? (" n=" + std::to_string(loaded.n)).c_str() : "",
+                (long long)A->global_rows(), (long long)A->global_nnz(), exec.name().c_str(),
+                processes_n);
+    std::printf("  per process: %lld-%lld rows, %lld-%lld nonzeros (%s); halo exchange: %s\n",
+                smallest(rows_per_process), largest(rows_per_process), smallest(nnz_per_process),
+                largest(nnz_per_process),
+                generated ? "each generated its rows" : "rows sent from rank 0",
+                A->halo_transfer());
+    std::fflush(stdout);
+  }
+
+  const auto setup_start = std::chrono::steady_clock::now();
+  std::unique_ptr<LinearOperator<double>> M;
+  processes::agree([&] {
+    if (cfg.preconditioner.type != config::PreconditionerType::none) {
+      M = make_smoother<double>(op, config::preconditioner_smoother(cfg), reduction);
+    }
+  });
+  exec.synchronize();
+  const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
+
+  auto method = config::krylov_method(cfg);
+  if (verbose) {
+    std::visit(
+        [&](auto& m) {
+          m.params.monitor = [&](int it, double r) {
+            const bool show =
+                o.print_every > 0 ? it % o.print_every == 0 : (it <= 10 || it % 10 == 0);
+            if (show) {
+              std::printf("  iteration %5d   residual %.3e\n", it, r);
+              std::fflush(stdout);
+            }
+          };
+        },
+        method);
+  }
+  const double tol = cfg.solver.params.relative_tolerance;
+  const std::string precond_desc = M ? M->describe() : "none";
+  if (verbose) {
+    std::printf(
+        "  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
+        method_name(method).c_str(), precond_desc.c_str(), tol,
+        cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
+        o.rhs.empty() ? "ones" : o.rhs.c_str());
+    if (!o.x0.empty()) std::printf("  initial guess %s\n", o.x0.c_str());
+    for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
+    std::fflush(stdout);
+  }
+
+  // From here on every process runs the same collectives in the same
+  // order; an exception on one of them (the machine, not the input, which
+  // was checked above) cannot be agreed on without a collective the others
+  // may already be inside, so it ends the job.
+  SolveInfo info;
+  double solve_seconds = 0, true_relative = 0;
+  try {
+    const auto solve_start = std::chrono::steady_clock::now();
+    info = solve(method, *op, b, x, M.get(), reduction);
+    exec.synchronize();
+    solve_seconds = seconds(std::chrono::steady_clock::now() - solve_start);
+    // The true residual b - A x, its norm summed over the processes.
+    Vector<double> r(exec, partition.local_size());
+    op->apply(x, r);
+    axpby(1.0, b, -1.0, r);
+    const double b_norm = reduction.norm2(b);
+    const double r_norm = reduction.norm2(r);
+    true_relative = b_norm > 0 ? r_norm / b_norm : r_norm;
+  } catch (const std::exception& e) {
+    processes::abort(processes::message_of(e), exit_error);
+  }
+  const std::vector<double> load_per_process = processes::gather(load_seconds);
+  const std::vector<double> setup_per_process = processes::gather(setup_seconds);
+  const std::vector<double> solve_per_process = processes::gather(solve_seconds);
+
+  // Gathered on rank 0 and written there, whatever the status (as serial).
+  if (!o.output.empty()) {
+    const Vector<double> whole = gather_vector(DistributedVector<double>(partition, x.clone()));
+    processes::agree([&] {
+      if (root) io::write_matrix_market(o.output, whole);
+    });
+  }
+  if (!root) return info.converged() ? 0 : 3;
+
+  if (c.json) {
+    json j = {{"command", "solve"},
+              {"problem", o.problem},
+              {"source", loaded.source},
+              {"n", loaded.n},
+              {"rows", A->global_rows()},
+              {"nnz", A->global_nnz()},
+              {"backend", exec.name()},
+              {"processes", processes_n},
+              {"rows_per_process", rows_per_process},
+              {"nnz_per_process", nnz_per_process},
+              {"matrix_built_by", generated ? "each process its rows" : "rank 0, rows scattered"},
+              {"halo_transfer", A->halo_transfer()},
+              {"device_transfer", device_transfer(comm)},
+              {"solver", method_name(method)},
+              {"preconditioner", choice_of(cfg, "preconditioner.type")},
+              {"preconditioner_detail", precond_desc},
+              {"tolerance", tol},
+              {"iterations", info.iterations},
+              {"converged", info.converged()},
+              {"status", to_string(info.status)},
+              {"message", info.message},
+              {"relative_residual", true_relative},
+              {"true_residual_norm", info.true_residual_norm},
+              {"tracked_relative_residual", info.relative_residual},
+              {"tracked_residual_norm", info.residual_norm},
+              {"residual_replacements", info.residual_replacements},
+              {"chosen", chosen},
+              {"constant_null_space", facts.constant_null_space},
+              {"operator_kind", op->kind()},
+              {"x0", o.x0},
+              {"output", o.output},
+              {"load_seconds", largest(load_per_process)},
+              {"setup_seconds", largest(setup_per_process)},
+              {"solve_seconds", largest(solve_per_process)},
+              {"seconds_per_iteration",
+               info.iterations > 0 ? largest(solve_per_process) / info.iterations : 0.0},
+              {"load_seconds_per_process", load_per_process},
+              {"setup_seconds_per_process", setup_per_process},
+              {"solve_seconds_per_process", solve_per_process},
+              {"residual_history", info.residual_history}};
+    j["config"] = json::parse(config::config_to_json(cfg));
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%s after %d iterations: relative residual %.3e (recomputed b - A x: %.3e)%s%s\n",
+                info.converged() ? "converged" : to_string(info.status), info.iterations,
+                info.relative_residual, true_relative, info.message.empty() ? "" : "; ",
+                info.message.c_str());
+    std::printf(
+        "  setup %.4f s, solve %.4f s (%.3f ms per iteration); problem built in %.3f s (the "
+        "slowest of %d processes)\n",
+        largest(setup_per_process), largest(solve_per_process),
+        (info.iterations > 0 ? largest(solve_per_process) / info.iterations : 0.0) * 1e3,
+        largest(load_per_process), processes_n);
+    std::printf("  per process: setup %.4f-%.4f s, solve %.4f-%.4f s\n",
+                smallest(setup_per_process), largest(setup_per_process),
+                smallest(solve_per_process), largest(solve_per_process));
+    if (!o.output.empty()) std::printf("  solution written to %s\n", o.output.c_str());
+  }
+  return info.converged() ? 0 : 3;
+}
+
+}  // namespace strata::app

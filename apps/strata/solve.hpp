@@ -1,0 +1,73 @@
+#pragma once
+// What `strata solve` shares between its serial path (solve.cpp) and its
+// path over several MPI processes (distributed_solve.cpp).
+
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "commands.hpp"
+#include "strata/config/solver_config.hpp"
+#include "strata/strata.hpp"
+
+namespace strata::app {
+
+/// What the front end decides; everything else is in SolverConfig.
+struct SolveOptions {
+  std::string preset;
+  std::string config;
+  std::string problem = "poisson3d";
+  /// --n (or "n" in --config) when given.
+  std::optional<long long> n;
+  std::string rhs;
+  /// --x0: the initial guess (default zero).
+  std::string x0;
+  /// -o/--output: where the solution goes (MatrixMarket array).
+  std::string output;
+  /// --null-space: "constant" or a MatrixMarket vector to project out of b
+  /// and x (a singular system such as a pure Neumann problem).
+  std::string null_space;
+  /// --near-null: a MatrixMarket array (n x k) of near-null vectors for
+  /// the aggregation coarsenings (the rigid-body modes of elasticity);
+  /// --add-translations puts the block_size translations before them (a
+  /// file of rotations only, as hypre's rbm files are).
+  std::string near_null;
+  bool add_translations = false;
+  /// --coordinates: nodal coordinates (MatrixMarket, nodes x dimension or
+  /// one interleaved column), from which the rigid-body modes are made.
+  std::string coordinates;
+  bool host = false;
+  bool device = false;
+  int print_every = 0;
+  bool resetup = false;
+  bool print_config = false;
+  /// Paths of the settings given by a flag or a --config key: the defaults
+  /// that follow the matrix leave them alone.
+  std::set<std::string> given;
+};
+
+/// The name of a choice parameter's current value ("cg", "amg", "V").
+std::string choice_of(const config::SolverConfig& cfg, const char* path);
+
+double seconds(std::chrono::steady_clock::duration d);
+
+/// A vector file given for `flag` (--rhs, --x0, --null-space), on `exec`,
+/// with A's number of rows.
+Vector<double> read_vector(const std::string& flag, const std::string& path, size_type rows,
+                           const Executor& exec);
+
+/// -o/--output is checked before anything is solved (io_error naming it
+/// when the file cannot be written there).
+void check_writable(const std::string& path);
+
+/// Refuses (usage_error, naming the option) what does not run on several
+/// processes yet: every process checks the same settings and throws alike.
+void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg);
+
+/// `strata solve` over the processes mpirun started (processes::several()):
+/// 0 converged, 3 not converged; errors as collective_error, or the
+/// processes are aborted (processes.hpp says when).
+int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c);
+
+}  // namespace strata::app

@@ -1,0 +1,145 @@
+# `mpirun -np NP strata solve ...` end to end (issue 17, item 7):
+#   cmake -DSTRATA=... -DMPIEXEC=... -DNP=2 -DCASE=... [-DDATA=...] -P mpi_solve.cmake
+# CASE:
+#   matches_serial  CG + Jacobi on poisson3d: the iterations of the serial
+#                   run, one JSON object with the process count and rows per
+#                   process that add up to the rows, one text report
+#   matrix_market   a file read on rank 0 and scattered solves as serially
+#   refused         AMG (the default) and a missing file: every process
+#                   exits nonzero with the message, none hangs
+# Every command has a timeout: a process left waiting in a collective
+# fails the test instead of hanging it.
+
+function(count_matches regex text out)
+  string(REGEX MATCHALL "${regex}" all "${text}")
+  list(LENGTH all n)
+  set(${out} ${n} PARENT_SCOPE)
+endfunction()
+
+# run(PREFIX arg...): PREFIX_out (stdout), PREFIX_all (stdout + stderr),
+# PREFIX_rc. With MPI when the first argument is MPI.
+function(run prefix)
+  set(args ${ARGN})
+  list(GET args 0 first)
+  if(first STREQUAL "MPI")
+    list(REMOVE_AT args 0)
+    set(command ${MPIEXEC} --oversubscribe -np ${NP} ${STRATA} ${args})
+  else()
+    set(command ${STRATA} ${args})
+  endif()
+  execute_process(COMMAND ${command} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc
+                  TIMEOUT 60)
+  set(${prefix}_out "${out}" PARENT_SCOPE)
+  set(${prefix}_all "${out}${err}" PARENT_SCOPE)
+  set(${prefix}_rc "${rc}" PARENT_SCOPE)
+  message(STATUS "${command}: exit ${rc}")
+endfunction()
+
+function(expect_exit prefix expected)
+  if(NOT "${${prefix}_rc}" STREQUAL "${expected}")
+    message(FATAL_ERROR "exit ${${prefix}_rc}, expected ${expected}:\n${${prefix}_all}")
+  endif()
+endfunction()
+
+# The checks every distributed JSON report passes: one object, NP
+# processes, rows per process adding up to the rows.
+function(check_distributed_json prefix)
+  set(out "${${prefix}_out}")
+  count_matches("\"command\": \"solve\"" "${out}" objects)
+  if(NOT objects EQUAL 1)
+    message(FATAL_ERROR "${objects} JSON reports printed, expected one (rank 0's):\n${out}")
+  endif()
+  string(JSON processes GET "${out}" processes)
+  string(JSON rows GET "${out}" rows)
+  string(JSON per LENGTH "${out}" rows_per_process)
+  if(NOT processes EQUAL NP OR NOT per EQUAL NP)
+    message(FATAL_ERROR "processes ${processes}, rows_per_process of ${per}; expected ${NP}:\n${out}")
+  endif()
+  set(sum 0)
+  math(EXPR last "${NP} - 1")
+  foreach(r RANGE ${last})
+    string(JSON rows_r GET "${out}" rows_per_process ${r})
+    math(EXPR sum "${sum} + ${rows_r}")
+    if(rows_r EQUAL rows)
+      message(FATAL_ERROR "process ${r} holds all ${rows} rows:\n${out}")
+    endif()
+  endforeach()
+  if(NOT sum EQUAL rows)
+    message(FATAL_ERROR "rows_per_process add up to ${sum}, not the ${rows} rows:\n${out}")
+  endif()
+  foreach(key halo_transfer device_transfer setup_seconds_per_process solve_seconds_per_process)
+    string(JSON value ERROR_VARIABLE missing GET "${out}" ${key})
+    if(missing)
+      message(FATAL_ERROR "the JSON has no ${key}:\n${out}")
+    endif()
+  endforeach()
+endfunction()
+
+function(expect_same_iterations serial distributed)
+  string(JSON serial_iterations GET "${${serial}_out}" iterations)
+  string(JSON iterations GET "${${distributed}_out}" iterations)
+  string(JSON converged GET "${${distributed}_out}" converged)
+  if(NOT iterations EQUAL serial_iterations OR NOT converged)
+    message(FATAL_ERROR "${NP} processes: ${iterations} iterations (converged: ${converged}), "
+                        "serial ${serial_iterations}:\n${${distributed}_out}")
+  endif()
+  message(STATUS "${iterations} iterations on ${NP} processes and on one")
+endfunction()
+
+if(CASE STREQUAL "matches_serial")
+  set(solve solve poisson3d --n 12 --host --precond jacobi --solver cg)
+  run(serial ${solve} --json)
+  expect_exit(serial 0)
+  run(dist MPI ${solve} --json)
+  expect_exit(dist 0)
+  check_distributed_json(dist)
+  expect_same_iterations(serial dist)
+  run(text MPI ${solve})
+  expect_exit(text 0)
+  count_matches("strata solve: poisson3d" "${text_all}" headers)
+  count_matches("converged after" "${text_all}" reports)
+  if(NOT headers EQUAL 1 OR NOT reports EQUAL 1)
+    message(FATAL_ERROR "${headers} headers and ${reports} reports, expected one each:\n${text_all}")
+  endif()
+  if(NOT text_all MATCHES "${NP} processes.*per process: [0-9]+-[0-9]+ rows.*halo exchange: host memory.*per process: setup")
+    message(FATAL_ERROR "the report does not show the processes:\n${text_all}")
+  endif()
+elseif(CASE STREQUAL "matrix_market")
+  set(solve solve ${DATA}/kokkos/Laplace3D10.mtx --host --precond l1jacobi)
+  run(serial ${solve} --json)
+  expect_exit(serial 0)
+  run(dist MPI ${solve} --json)
+  expect_exit(dist 0)
+  check_distributed_json(dist)
+  expect_same_iterations(serial dist)
+  string(JSON built GET "${dist_out}" matrix_built_by)
+  if(NOT built STREQUAL "rank 0, rows scattered")
+    message(FATAL_ERROR "matrix_built_by '${built}':\n${dist_out}")
+  endif()
+elseif(CASE STREQUAL "refused")
+  # Each process's exit status, seen through a shell around it (mpirun
+  # itself names only the first process that failed).
+  # (A newline, not ";", between the commands: ";" would split the list.)
+  set(each sh -c "\"$0\" \"$@\"\necho \"strata exit $? on rank $OMPI_COMM_WORLD_RANK\"" ${STRATA})
+  foreach(case "2;--precond amg \\(the default\\) does not run on several processes yet;solve;--n;8;--host"
+               "2;--precond ilu0 does not run on several processes yet;solve;--n;8;--host;--precond;ilu0"
+               "2;--resetup does not run on several processes yet;solve;--n;8;--host;--precond;jacobi;--resetup"
+               "1;cannot open;solve;${DATA}/no-such-file.mtx;--host;--precond;jacobi")
+    list(POP_FRONT case status message)
+    execute_process(COMMAND ${MPIEXEC} --oversubscribe -np ${NP} ${each} ${case}
+                    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 60)
+    set(all "${out}${err}")
+    if(rc STREQUAL "Process terminated due to timeout")
+      message(FATAL_ERROR "strata ${case} on ${NP} processes hung:\n${all}")
+    endif()
+    count_matches("strata exit ${status} on rank" "${all}" failed)
+    count_matches("strata: error: " "${all}" printed)
+    if(NOT failed EQUAL NP OR NOT printed EQUAL 1 OR NOT all MATCHES "${message}")
+      message(FATAL_ERROR "strata ${case}: ${failed} of ${NP} processes exited ${status}, "
+                          "${printed} error lines (expected one, matching '${message}'):\n${all}")
+    endif()
+    message(STATUS "every process exited ${status}:\n${all}")
+  endforeach()
+else()
+  message(FATAL_ERROR "CASE '${CASE}': expected matches_serial, matrix_market or refused")
+endif()
