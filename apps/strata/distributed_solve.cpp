@@ -257,31 +257,11 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   exec.synchronize();
   const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
 
-  auto method = config::krylov_method(cfg);
-  if (verbose) {
-    std::visit(
-        [&](auto& m) {
-          m.params.monitor = [&](int it, double r) {
-            const bool show =
-                o.print_every > 0 ? it % o.print_every == 0 : (it <= 10 || it % 10 == 0);
-            if (show) {
-              std::printf("  iteration %5d   residual %.3e\n", it, r);
-              std::fflush(stdout);
-            }
-          };
-        },
-        method);
-  }
+  const auto method = monitored_method(cfg, o.print_every, verbose);
   const double tol = cfg.solver.params.relative_tolerance;
   const std::string precond_desc = M ? M->describe() : "none";
   if (verbose) {
-    std::printf(
-        "  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
-        method_name(method).c_str(), precond_desc.c_str(), tol,
-        cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
-        o.rhs.empty() ? "ones" : o.rhs.c_str());
-    if (!o.x0.empty()) std::printf("  initial guess %s\n", o.x0.c_str());
-    for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
+    print_method(method, precond_desc, cfg, o, chosen);
     std::fflush(stdout);
   }
 

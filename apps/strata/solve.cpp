@@ -38,6 +38,36 @@ std::string choice_of(const config::SolverConfig& cfg, const char* path) {
   return config::format_value(config::find_parameter(path)->get(cfg));
 }
 
+KrylovMethod monitored_method(const config::SolverConfig& cfg, int print_every, bool verbose) {
+  auto method = config::krylov_method(cfg);
+  if (verbose) {
+    std::visit(
+        [print_every](auto& m) {
+          m.params.monitor = [print_every](int it, double r) {
+            const bool show = print_every > 0 ? it % print_every == 0 : (it <= 10 || it % 10 == 0);
+            if (show) {
+              std::printf("  iteration %5d   residual %.3e\n", it, r);
+              std::fflush(stdout);
+            }
+          };
+        },
+        method);
+  }
+  return method;
+}
+
+void print_method(const KrylovMethod& method, const std::string& preconditioner,
+                  const config::SolverConfig& cfg, const SolveOptions& o,
+                  const std::vector<std::string>& chosen) {
+  std::printf(
+      "  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
+      method_name(method).c_str(), preconditioner.c_str(), cfg.solver.params.relative_tolerance,
+      cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
+      o.rhs.empty() ? "ones" : o.rhs.c_str());
+  if (!o.x0.empty()) std::printf("  initial guess %s\n", o.x0.c_str());
+  for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
+}
+
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
@@ -355,31 +385,11 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     resetup_seconds = seconds(std::chrono::steady_clock::now() - start);
   }
 
-  auto method = config::krylov_method(cfg);
-  if (verbose) {
-    std::visit(
-        [&](auto& m) {
-          m.params.monitor = [&](int it, double r) {
-            const bool show =
-                o.print_every > 0 ? it % o.print_every == 0 : (it <= 10 || it % 10 == 0);
-            if (show) {
-              std::printf("  iteration %5d   residual %.3e\n", it, r);
-              std::fflush(stdout);
-            }
-          };
-        },
-        method);
-  }
+  const auto method = monitored_method(cfg, o.print_every, verbose);
   const double tol = cfg.solver.params.relative_tolerance;
   const std::string precond_desc = M ? M->describe() : "none";
   if (verbose) {
-    std::printf(
-        "  method %s, preconditioner %s, tolerance %.1e relative to %s, b = %s\n",
-        method_name(method).c_str(), precond_desc.c_str(), tol,
-        cfg.solver.params.relative_to == KrylovParams::RelativeTo::rhs ? "||b||" : "||b - A x0||",
-        o.rhs.empty() ? "ones" : o.rhs.c_str());
-    if (!o.x0.empty()) std::printf("  initial guess %s\n", o.x0.c_str());
-    for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
+    print_method(method, precond_desc, cfg, o, chosen);
     if (op->kind() != "CSR") std::printf("  operator: A as %s\n", op->kind().c_str());
     if (near_null_vectors > 0) {
       std::printf("  near-null space: %zu vectors, %s\n", near_null_vectors,

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "strata/config/solver_config.hpp"
@@ -56,6 +57,16 @@ double seconds(std::chrono::steady_clock::duration d);
 /// with A's number of rows.
 Vector<double> read_vector(const std::string& flag, const std::string& path, size_type rows,
                            const Executor& exec);
+
+/// The Krylov method of `cfg`, printing the residual at every print_every-th
+/// iteration when `verbose` (print_every 0: the first ten, then every tenth).
+KrylovMethod monitored_method(const config::SolverConfig& cfg, int print_every, bool verbose);
+
+/// The report's line naming the method, the preconditioner, the tolerance
+/// and b, then the initial guess and the choices the defaults made.
+void print_method(const KrylovMethod& method, const std::string& preconditioner,
+                  const config::SolverConfig& cfg, const SolveOptions& o,
+                  const std::vector<std::string>& chosen);
 
 /// -o/--output is checked before anything is solved (io_error naming it
 /// when the file cannot be written there).
