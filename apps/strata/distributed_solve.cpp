@@ -156,9 +156,9 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     }
     loaded.source = "gallery";
     // The serial defaults (solve.cpp): 64^3 on the host, 128^3 on a GPU.
-    loaded.n = o.n ? *o.n
-                   : o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64)
-                                              : default_size(o.problem);
+    loaded.n = o.n                        ? *o.n
+               : o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64)
+                                          : default_size(o.problem);
     processes::agree([&] {
       A = std::make_shared<const DistributedCsrMatrix<double>>(
           gallery::generate(o.problem, loaded.n, comm, exec));
@@ -234,11 +234,10 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   const std::vector<long long> nnz_per_process = processes::gather((long long)A->local_nnz());
   const bool verbose = !c.json && o.print_every >= 0;
   if (verbose) {
-    std::printf("strata solve: %s%s, %lld rows, %lld nonzeros, on %s, %d processes\n",
-                o.problem.c_str(),
-                loaded.source == "gallery" ? (" n=" + std::to_string(loaded.n)).c_str() : "",
-                (long long)A->global_rows(), (long long)A->global_nnz(), exec.name().c_str(),
-                processes_n);
+    std::printf(
+        "strata solve: %s%s, %lld rows, %lld nonzeros, on %s, %d processes\n", o.problem.c_str(),
+        loaded.source == "gallery" ? (" n=" + std::to_string(loaded.n)).c_str() : "",
+        (long long)A->global_rows(), (long long)A->global_nnz(), exec.name().c_str(), processes_n);
     std::printf("  per process: %lld-%lld rows, %lld-%lld nonzeros (%s); halo exchange: %s\n",
                 smallest(rows_per_process), largest(rows_per_process), smallest(nnz_per_process),
                 largest(nnz_per_process),
@@ -258,7 +257,6 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
 
   const auto method = monitored_method(cfg, o.print_every, verbose);
-  const double tol = cfg.solver.params.relative_tolerance;
   const std::string precond_desc = M ? M->describe() : "none";
   if (verbose) {
     print_method(method, precond_desc, cfg, o, chosen);
@@ -312,34 +310,22 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
               {"nnz_per_process", nnz_per_process},
               {"matrix_built_by", generated ? "each process its rows" : "rank 0, rows scattered"},
               {"halo_transfer", A->halo_transfer()},
-              {"device_transfer", device_transfer(comm)},
-              {"solver", method_name(method)},
-              {"preconditioner", choice_of(cfg, "preconditioner.type")},
-              {"preconditioner_detail", precond_desc},
-              {"tolerance", tol},
-              {"iterations", info.iterations},
-              {"converged", info.converged()},
-              {"status", to_string(info.status)},
-              {"message", info.message},
-              {"relative_residual", true_relative},
-              {"true_residual_norm", info.true_residual_norm},
-              {"tracked_relative_residual", info.relative_residual},
-              {"tracked_residual_norm", info.residual_norm},
-              {"residual_replacements", info.residual_replacements},
-              {"chosen", chosen},
-              {"constant_null_space", facts.constant_null_space},
-              {"operator_kind", op->kind()},
-              {"x0", o.x0},
-              {"output", o.output},
-              {"load_seconds", largest(load_per_process)},
-              {"setup_seconds", largest(setup_per_process)},
-              {"solve_seconds", largest(solve_per_process)},
-              {"seconds_per_iteration",
-               info.iterations > 0 ? largest(solve_per_process) / info.iterations : 0.0},
-              {"load_seconds_per_process", load_per_process},
-              {"setup_seconds_per_process", setup_per_process},
-              {"solve_seconds_per_process", solve_per_process},
-              {"residual_history", info.residual_history}};
+              {"device_transfer", device_transfer(comm)}};
+    j.update(method_and_outcome(method, cfg, precond_desc, info, true_relative));
+    j.update(json{{"chosen", chosen},
+                  {"constant_null_space", facts.constant_null_space},
+                  {"operator_kind", op->kind()},
+                  {"x0", o.x0},
+                  {"output", o.output},
+                  {"load_seconds", largest(load_per_process)},
+                  {"setup_seconds", largest(setup_per_process)},
+                  {"solve_seconds", largest(solve_per_process)},
+                  {"seconds_per_iteration",
+                   info.iterations > 0 ? largest(solve_per_process) / info.iterations : 0.0},
+                  {"load_seconds_per_process", load_per_process},
+                  {"setup_seconds_per_process", setup_per_process},
+                  {"solve_seconds_per_process", solve_per_process},
+                  {"residual_history", info.residual_history}});
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {

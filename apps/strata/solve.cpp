@@ -7,6 +7,8 @@
 // made from config::parameters(), so this file names no parameter of its
 // own but the problem, the backend and the output.
 
+#include "solve.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -25,11 +27,10 @@
 #include "presets.hpp"
 #include "problem.hpp"
 #include "processes.hpp"
-#include "solve.hpp"
-#include "structured.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/config/solver_config.hpp"
+#include "structured.hpp"
 
 namespace strata::app {
 
@@ -68,6 +69,25 @@ void print_method(const KrylovMethod& method, const std::string& preconditioner,
   for (const auto& line : chosen) std::printf("  chosen: %s\n", line.c_str());
 }
 
+nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
+                                          const config::SolverConfig& cfg,
+                                          const std::string& preconditioner, const SolveInfo& info,
+                                          double true_relative_residual) {
+  return {{"solver", method_name(method)},
+          {"preconditioner", choice_of(cfg, "preconditioner.type")},
+          {"preconditioner_detail", preconditioner},
+          {"tolerance", cfg.solver.params.relative_tolerance},
+          {"iterations", info.iterations},
+          {"converged", info.converged()},
+          {"status", to_string(info.status)},
+          {"message", info.message},
+          {"relative_residual", true_relative_residual},
+          {"true_residual_norm", info.true_residual_norm},
+          {"tracked_relative_residual", info.relative_residual},
+          {"tracked_residual_norm", info.residual_norm},
+          {"residual_replacements", info.residual_replacements}};
+}
+
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
@@ -97,8 +117,7 @@ void check_writable(const std::string& path) {
   }
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
-    throw io_error("--output '" + path + "': the folder '" + folder.string() +
-                   "' does not exist");
+    throw io_error("--output '" + path + "': the folder '" + folder.string() + "' does not exist");
   }
   if (::access(folder.c_str(), W_OK) != 0 ||
       (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0)) {
@@ -148,12 +167,12 @@ Vector<double> read_coordinates(const std::string& path, size_type rows, int dim
   } else if (block.cols == 1 && block.rows == expected) {
     xyz = block.values;
   } else {
-    throw dimension_mismatch(
-        "--coordinates " + path + " is " + std::to_string(block.rows) + " x " +
-        std::to_string(block.cols) + "; expected " + std::to_string(nodes) + " x " +
-        std::to_string(dimension) + " (A's " + std::to_string(rows) + " rows / block size " +
-        std::to_string(dimension) + " nodes, " + std::to_string(dimension) +
-        " coordinates each) or one column of " + std::to_string(expected) + " interleaved values");
+    throw dimension_mismatch("--coordinates " + path + " is " + std::to_string(block.rows) + " x " +
+                             std::to_string(block.cols) + "; expected " + std::to_string(nodes) +
+                             " x " + std::to_string(dimension) + " (A's " + std::to_string(rows) +
+                             " rows / block size " + std::to_string(dimension) + " nodes, " +
+                             std::to_string(dimension) + " coordinates each) or one column of " +
+                             std::to_string(expected) + " interleaved values");
   }
   return Vector<double>(Array<double>(exec, xyz));
 }
@@ -199,7 +218,8 @@ std::vector<Vector<double>> near_null_input(const SolveOptions& o, const Problem
   } else if (!o.coordinates.empty()) {
     require_usage(b == 2 || b == 3,
                   "--coordinates gives the rigid-body modes of nodes in 2 or 3 dimensions, one "
-                  "unknown per dimension, but the block size is " + std::to_string(b) +
+                  "unknown per dimension, but the block size is " +
+                      std::to_string(b) +
                       "; give --coarsening smoothed_aggregation --block-size 2 or 3");
     B = amg::rigid_body_modes(read_coordinates(o.coordinates, rows, b, exec), b);
     source = "rigid-body modes of --coordinates " + o.coordinates;
@@ -295,7 +315,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     std::fprintf(stderr, "strata: note: %s\n", change.c_str());
   }
   Vector<double> b = o.rhs.empty() ? Vector<double>(exec, A.rows(), 1.0)
-                                    : read_vector("--rhs", o.rhs, A.rows(), exec);
+                                   : read_vector("--rhs", o.rhs, A.rows(), exec);
   Vector<double> x = o.x0.empty() ? Vector<double>(exec, A.rows(), 0.0)
                                   : read_vector("--x0", o.x0, A.rows(), exec);
   // A given null space v: b loses its component along v (the solvable part
@@ -386,7 +406,6 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   }
 
   const auto method = monitored_method(cfg, o.print_every, verbose);
-  const double tol = cfg.solver.params.relative_tolerance;
   const std::string precond_desc = M ? M->describe() : "none";
   if (verbose) {
     print_method(method, precond_desc, cfg, o, chosen);
@@ -418,42 +437,25 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   std::optional<amg::HierarchySummary> summary;
   if (hierarchy) summary = hierarchy->summary();
   if (c.json) {
-    json j = {{"command", "solve"},
-              {"problem", p.name},
-              {"source", p.source},
-              {"n", p.n},
-              {"rows", A.rows()},
-              {"nnz", A.nnz()},
-              {"backend", exec.name()},
-              {"processes", 1},
-              {"solver", method_name(method)},
-              {"preconditioner", choice_of(cfg, "preconditioner.type")},
-              {"preconditioner_detail", precond_desc},
-              {"tolerance", tol},
-              {"iterations", info.iterations},
-              {"converged", info.converged()},
-              {"status", to_string(info.status)},
-              {"message", info.message},
-              {"relative_residual", true_relative},
-              {"true_residual_norm", info.true_residual_norm},
-              {"tracked_relative_residual", info.relative_residual},
-              {"tracked_residual_norm", info.residual_norm},
-              {"residual_replacements", info.residual_replacements},
-              {"chosen", chosen},
-              {"constant_null_space", facts.constant_null_space},
-              {"null_space", o.null_space},
-              {"null_space_part_of_b", removed_from_b},
-              {"operator_kind", op->kind()},
-              {"block_size", config::block_size(cfg)},
-              {"near_null_vectors", near_null_vectors},
-              {"near_null_source", near_null_source},
-              {"x0", o.x0},
-              {"output", o.output},
-              {"load_seconds", p.load_seconds},
-              {"setup_seconds", setup_seconds},
-              {"solve_seconds", solve_seconds},
-              {"seconds_per_iteration", per_iteration},
-              {"residual_history", info.residual_history}};
+    json j = {
+        {"command", "solve"}, {"problem", p.name}, {"source", p.source},     {"n", p.n},
+        {"rows", A.rows()},   {"nnz", A.nnz()},    {"backend", exec.name()}, {"processes", 1}};
+    j.update(method_and_outcome(method, cfg, precond_desc, info, true_relative));
+    j.update(json{{"chosen", chosen},
+                  {"constant_null_space", facts.constant_null_space},
+                  {"null_space", o.null_space},
+                  {"null_space_part_of_b", removed_from_b},
+                  {"operator_kind", op->kind()},
+                  {"block_size", config::block_size(cfg)},
+                  {"near_null_vectors", near_null_vectors},
+                  {"near_null_source", near_null_source},
+                  {"x0", o.x0},
+                  {"output", o.output},
+                  {"load_seconds", p.load_seconds},
+                  {"setup_seconds", setup_seconds},
+                  {"solve_seconds", solve_seconds},
+                  {"seconds_per_iteration", per_iteration},
+                  {"residual_history", info.residual_history}});
     if (summary) {
       json levels = json::array();
       for (const auto& l : summary->levels) {
@@ -707,15 +709,18 @@ std::string preset_help() {
 }  // namespace
 
 void add_presets(CLI::App& app, Common& common) {
-  auto* cmd = app.add_subcommand("presets", "List the presets of `strata solve --preset NAME`: "
-                                            "what each is for, and its file");
+  auto* cmd = app.add_subcommand("presets",
+                                 "List the presets of `strata solve --preset NAME`: "
+                                 "what each is for, and its file");
   cmd->add_flag("--json", common.json, "Print one JSON object");
   cmd->callback([&common] {
     const auto presets = list_presets();
     if (common.json) {
       json list = json::array();
       for (const auto& p : presets) {
-        list.push_back({{"name", p.name}, {"description", p.description}, {"path", p.path},
+        list.push_back({{"name", p.name},
+                        {"description", p.description},
+                        {"path", p.path},
                         {"settings", load_preset(p.name)}});
       }
       std::printf("%s\n", json{{"command", "presets"}, {"presets", list}}.dump(2).c_str());
@@ -806,7 +811,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
                         " under mpirun); run it on one process, or give --interface csr");
       for (const char* flag : {"--rhs", "--null-space", "--resetup", "--config", "--print-config",
                                "--near-null", "--add-translations", "--coordinates"}) {
-        require(cmd->count(flag) == 0, std::string(flag) + " is not available with --interface struct");
+        require(cmd->count(flag) == 0,
+                std::string(flag) + " is not available with --interface struct");
       }
       GivenSettings given;
       for (const auto& f : *flags) {
@@ -834,8 +840,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       exit_code = 0;
       return;
     }
-    exit_code = processes::several() ? run_distributed_solve(*o, cfg, common)
-                                     : run_solve(*o, cfg, common);
+    exit_code =
+        processes::several() ? run_distributed_solve(*o, cfg, common) : run_solve(*o, cfg, common);
   });
 }
 

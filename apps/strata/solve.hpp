@@ -3,6 +3,7 @@
 // path over several MPI processes (distributed_solve.cpp).
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -67,6 +68,13 @@ KrylovMethod monitored_method(const config::SolverConfig& cfg, int print_every, 
 void print_method(const KrylovMethod& method, const std::string& preconditioner,
                   const config::SolverConfig& cfg, const SolveOptions& o,
                   const std::vector<std::string>& chosen);
+
+/// The JSON report's fields on the method and what the solve did, shared by
+/// the serial and the distributed report.
+nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
+                                          const config::SolverConfig& cfg,
+                                          const std::string& preconditioner, const SolveInfo& info,
+                                          double true_relative_residual);
 
 /// -o/--output is checked before anything is solved (io_error naming it
 /// when the file cannot be written there).
