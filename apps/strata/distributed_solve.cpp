@@ -218,15 +218,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                  "constant, which projects them out, runs on one process only for now)\n");
   }
   const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
-  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
-    std::string all;
-    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
-    throw usage_error("solve: " + all);
-  }
-  auto& chebyshev = cfg.preconditioner.chebyshev;
-  if (cfg.preconditioner.type == config::PreconditionerType::chebyshev && chebyshev.symmetric) {
-    chebyshev.symmetric = facts.symmetric;
-  }
+  settle_settings(cfg, facts);
 
   const auto op = std::make_shared<const DistributedOperator<double>>(A);
   const DistributedReduction<double> reduction(comm);

@@ -88,6 +88,24 @@ nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
           {"residual_replacements", info.residual_replacements}};
 }
 
+void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts) {
+  // Refused before the preconditioner is built: a setting the chosen solve
+  // ignores (judged after the defaults that follow the matrix: --amg
+  // aggregation alone chooses a K-cycle, which --kcycle-levels then serves).
+  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
+    std::string all;
+    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
+    throw usage_error("solve: " + all);
+  }
+  // Symmetry decides Lanczos versus Arnoldi for Chebyshev's estimate. The
+  // setting preconditioner.chebyshev.symmetric = false always asks for
+  // Arnoldi; true is kept only for a matrix known or found symmetric.
+  auto& chebyshev = cfg.preconditioner.chebyshev;
+  if (cfg.preconditioner.type == config::PreconditionerType::chebyshev && chebyshev.symmetric) {
+    chebyshev.symmetric = facts.symmetric;
+  }
+}
+
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
@@ -353,21 +371,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   // Converted once: with block size > 1 the Krylov method and every level
   // use the BSR form (the blocked GAMG paper's resident block operator).
   const std::shared_ptr<const LevelOperator<double>> op = config::level_operator(cfg, shared_A);
-  // Refused before the preconditioner is built: a setting the chosen solve
-  // ignores (judged after the defaults that follow the matrix: --amg
-  // aggregation alone chooses a K-cycle, which --kcycle-levels then serves).
-  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
-    std::string all;
-    for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
-    throw usage_error("solve: " + all);
-  }
-  // Symmetry decides Lanczos versus Arnoldi for Chebyshev's estimate. The
-  // setting preconditioner.chebyshev.symmetric = false always asks for
-  // Arnoldi; true is kept only for a matrix known or found symmetric.
-  auto& chebyshev = cfg.preconditioner.chebyshev;
-  if (cfg.preconditioner.type == config::PreconditionerType::chebyshev && chebyshev.symmetric) {
-    chebyshev.symmetric = facts.symmetric;
-  }
+  settle_settings(cfg, facts);
 
   const bool amg = cfg.preconditioner.type == config::PreconditionerType::amg;
   if (o.resetup && amg && !cfg.preconditioner.amg.hierarchy.keep_resetup_data) {

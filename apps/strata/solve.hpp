@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "defaults.hpp"
 #include "strata/config/solver_config.hpp"
 #include "strata/strata.hpp"
 
@@ -58,6 +59,11 @@ double seconds(std::chrono::steady_clock::duration d);
 /// with A's number of rows.
 Vector<double> read_vector(const std::string& flag, const std::string& path, size_type rows,
                            const Executor& exec);
+
+/// The last word on the settings once the matrix is known: refuses
+/// (usage_error) a setting the chosen solve ignores, and keeps Chebyshev's
+/// symmetric (Lanczos) estimate only for a matrix known or found symmetric.
+void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts);
 
 /// The Krylov method of `cfg`, printing the residual at every print_every-th
 /// iteration when `verbose` (print_every 0: the first ten, then every tenth).
