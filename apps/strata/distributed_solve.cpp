@@ -321,10 +321,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%s after %d iterations: relative residual %.3e (recomputed b - A x: %.3e)%s%s\n",
-                info.converged() ? "converged" : to_string(info.status), info.iterations,
-                info.relative_residual, true_relative, info.message.empty() ? "" : "; ",
-                info.message.c_str());
+    print_outcome(info, true_relative);
     std::printf(
         "  setup %.4f s, solve %.4f s (%.3f ms per iteration); problem built in %.3f s (the "
         "slowest of %d processes)\n",

@@ -106,6 +106,13 @@ void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts) {
   }
 }
 
+void print_outcome(const SolveInfo& info, double true_relative_residual) {
+  std::printf("%s after %d iterations: relative residual %.3e (recomputed b - A x: %.3e)%s%s\n",
+              info.converged() ? "converged" : to_string(info.status), info.iterations,
+              info.relative_residual, true_relative_residual, info.message.empty() ? "" : "; ",
+              info.message.c_str());
+}
+
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
@@ -487,10 +494,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%s after %d iterations: relative residual %.3e (recomputed b - A x: %.3e)%s%s\n",
-                info.converged() ? "converged" : to_string(info.status), info.iterations,
-                info.relative_residual, true_relative, info.message.empty() ? "" : "; ",
-                info.message.c_str());
+    print_outcome(info, true_relative);
     std::printf("  setup %.4f s, solve %.4f s (%.3f ms per iteration); problem built in %.3f s\n",
                 setup_seconds, solve_seconds, per_iteration * 1e3, p.load_seconds);
     if (resetup_seconds >= 0) {

@@ -75,6 +75,10 @@ void print_method(const KrylovMethod& method, const std::string& preconditioner,
                   const config::SolverConfig& cfg, const SolveOptions& o,
                   const std::vector<std::string>& chosen);
 
+/// The report's line on what the solve did: the status, the iterations, the
+/// tracked and the recomputed relative residuals, the message.
+void print_outcome(const SolveInfo& info, double true_relative_residual);
+
 /// The JSON report's fields on the method and what the solve did, shared by
 /// the serial and the distributed report.
 nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
