@@ -52,33 +52,37 @@ void require_finite(const char* function, const char* name, double value) {
   }
 }
 
-/// The product of `factors` (each >= 1), which is the number of rows of a
-/// matrix and so must fit a 32-bit column index. `formula` says what the
-/// factors are ("nx*ny*nz").
+/// The product of `factors` (each >= 1): the number of rows of a matrix.
+/// `formula` says what the factors are ("nx*ny*nz"). A serial matrix's rows
+/// must fit a 32-bit column index; a distributed one's (`global`) only 64
+/// bits, its local columns being indices into the process's own rows.
 size_type row_count(const char* function, const char* formula,
-                    std::initializer_list<size_type> factors) {
+                    std::initializer_list<size_type> factors, bool global = false) {
   const std::string what = std::string("gallery::") + function + ": number of rows " + formula;
   size_type product = 1;
   for (const size_type f : factors) {
     if (f > std::numeric_limits<size_type>::max() / product) {
-      throw invalid_argument(what + " overflows 64 bits, so it does not fit a 32-bit column index");
+      throw invalid_argument(what + (global ? " overflows 64 bits"
+                                            : " overflows 64 bits, so it does not fit a 32-bit "
+                                              "column index"));
     }
     product *= f;
   }
-  return checked_index(product, what.c_str());
+  return global ? product : checked_index(product, what.c_str());
 }
 
-size_type grid_rows_2d(const char* function, size_type nx, size_type ny) {
+size_type grid_rows_2d(const char* function, size_type nx, size_type ny, bool global = false) {
   require_size(function, "nx", nx);
   require_size(function, "ny", ny);
-  return row_count(function, "nx*ny", {nx, ny});
+  return row_count(function, "nx*ny", {nx, ny}, global);
 }
 
-size_type grid_rows_3d(const char* function, size_type nx, size_type ny, size_type nz) {
+size_type grid_rows_3d(const char* function, size_type nx, size_type ny, size_type nz,
+                       bool global = false) {
   require_size(function, "nx", nx);
   require_size(function, "ny", ny);
   require_size(function, "nz", nz);
-  return row_count(function, "nx*ny*nz", {nx, ny, nz});
+  return row_count(function, "nx*ny*nz", {nx, ny, nz}, global);
 }
 
 /// The 9-point finite-difference stencil of -div(K grad u), K = Q diag(1, eps) Q^T,
@@ -352,32 +356,12 @@ CsrMatrix<double> generate(const std::string& name, size_type n, const Executor&
 
 namespace {
 
-/// The product of `factors` (each >= 1): the global row count of a
-/// distributed problem, which need only fit 64 bits.
-size_type global_row_count(const char* function, const char* formula,
-                           std::initializer_list<size_type> factors) {
-  size_type product = 1;
-  for (const size_type f : factors) {
-    if (f > std::numeric_limits<size_type>::max() / product) {
-      throw invalid_argument(std::string("gallery::") + function + ": number of rows " + formula +
-                             " overflows 64 bits");
-    }
-    product *= f;
-  }
-  return product;
-}
-
 size_type global_rows_2d(const char* function, size_type nx, size_type ny) {
-  require_size(function, "nx", nx);
-  require_size(function, "ny", ny);
-  return global_row_count(function, "nx*ny", {nx, ny});
+  return grid_rows_2d(function, nx, ny, true);
 }
 
 size_type global_rows_3d(const char* function, size_type nx, size_type ny, size_type nz) {
-  require_size(function, "nx", nx);
-  require_size(function, "ny", ny);
-  require_size(function, "nz", nz);
-  return global_row_count(function, "nx*ny*nz", {nx, ny, nz});
+  return grid_rows_3d(function, nx, ny, nz, true);
 }
 
 /// Throws unless 0 <= row_begin <= row_end <= rows.

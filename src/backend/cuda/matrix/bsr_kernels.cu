@@ -224,6 +224,8 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   run(I6{}, I3{});  // the last fast path: 6x3
 }
 
+namespace {
+
 /// A sweep (jacobi_sweep, diagonal_sweep): the SpMV over x0 for square
 /// b x b blocks with a fast path, finished by `epilogue`.
 template <class Epilogue>
@@ -245,6 +247,8 @@ void sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int
   if (b == 4) return run(integral_constant<int, 4>{});
   run(integral_constant<int, 6>{});  // the last fast path (the caller checked b)
 }
+
+}  // namespace
 
 template <class T>
 void jacobi_sweep(const CudaExec& exec, size_type block_rows, size_type num_blocks, int b,

@@ -88,17 +88,16 @@ inline unsigned grid_for(size_type items, int per_block) {
 }
 
 /// Exclusive prefix sums over a group (a whole block, or a tile of G <= 32
-/// lanes), and their total.
+/// lanes).
 template <int G>
 struct GroupScan {
   using BlockScan = cub::BlockScan<offset_type, block_size>;
   using Storage = std::conditional_t<G == block_size, typename BlockScan::TempStorage, char>;
   template <class Tile>
-  __device__ static offset_type exclusive(Storage& storage, const Tile& tile, offset_type value,
-                                          offset_type& total) {
+  __device__ static offset_type exclusive(Storage& storage, const Tile& tile, offset_type value) {
     if constexpr (G == block_size) {
       offset_type out;
-      BlockScan(storage).ExclusiveSum(value, out, total);
+      BlockScan(storage).ExclusiveSum(value, out);
       return out;
     } else {
       (void)storage;
@@ -108,7 +107,6 @@ struct GroupScan {
         const offset_type other = tile.shfl_up(sum, d);
         if (static_cast<int>(tile.thread_rank()) >= d) sum += other;
       }
-      total = tile.shfl(sum, G - 1);
       return sum - value;
     }
   }
@@ -177,8 +175,7 @@ __global__ void __launch_bounds__(block_size, min_blocks)
           len -= skip;
         }
       }
-      offset_type total;
-      const offset_type first = GroupScan<G>::exclusive(scan_storage, tile, len, total);
+      const offset_type first = GroupScan<G>::exclusive(scan_storage, tile, len);
       // The steps whose places all fit; at least part of the first.
       const bool fits = e < a1 && first + len <= batch_places;
       offset_type steps;
