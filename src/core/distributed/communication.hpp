@@ -22,11 +22,25 @@ namespace strata::detail {
 /// Message tags: one per kind of exchange, so that exchanges of different
 /// kinds in flight at once cannot match each other's messages. Exchanges of
 /// one kind are matched in order (MPI's non-overtaking rule).
-enum class Tag : int { halo = 101, column_request = 102, assembly = 103, scatter = 104 };
+enum class Tag : int {
+  halo = 101,
+  column_request = 102,
+  assembly = 103,
+  scatter = 104,
+  row_lengths = 105,
+  row_columns = 106,
+  row_values = 107,
+};
 
 /// recv[r * bytes .. (r + 1) * bytes) = the `bytes` bytes that process r
 /// passed as `send`, for every r (recv has size() * bytes bytes).
 void allgather(const Communicator& comm, const void* send, std::size_t bytes, void* recv);
+
+/// recv = every process's `send` in rank order, process r's `counts[r]`
+/// bytes at the sum of the counts before it (counts has size() entries, the
+/// same on every process; `bytes` is this process's count).
+void allgatherv(const Communicator& comm, const void* send, std::size_t bytes, void* recv,
+                const std::vector<std::size_t>& counts);
 
 /// What every process sends to every other, told to the receivers:
 /// send[r] is what this process sends to r; returns recv with recv[r] what

@@ -123,6 +123,24 @@ void allgather(const Communicator& comm, const void* send, std::size_t bytes, vo
   check(MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, handle(comm)), "MPI_Allgather");
 }
 
+void allgatherv(const Communicator& comm, const void* send, std::size_t bytes, void* recv,
+                const std::vector<std::size_t>& counts) {
+  if (comm.size() == 1) {
+    if (bytes > 0) std::memmove(recv, send, bytes);
+    return;
+  }
+  std::vector<int> sizes(counts.size()), displacements(counts.size());
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    sizes[r] = count_of(counts[r], "allgatherv");
+    displacements[r] = count_of(at, "allgatherv");
+    at += counts[r];
+  }
+  check(MPI_Allgatherv(send, count_of(bytes, "allgatherv"), MPI_BYTE, recv, sizes.data(),
+                       displacements.data(), MPI_BYTE, handle(comm)),
+        "MPI_Allgatherv");
+}
+
 std::vector<size_type> alltoall_counts(const Communicator& comm,
                                        const std::vector<size_type>& send) {
   std::vector<size_type> recv(send.size());

@@ -58,4 +58,83 @@ void locate_sorted(const Exec& exec, size_type n, const std::int64_t* ids, const
 template <class Exec>
 void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t* out);
 
+
+// ------------------------------------------------- rows across processes
+// (strata/distributed/rows.hpp: fetching other processes' rows, the
+// distributed sparse product and transpose).
+
+/// A distributed matrix's owned rows as its two blocks: the diagonal block
+/// (local columns, col_begin added for the global id) and the off-diagonal
+/// block (positions in column_map).
+template <class T>
+struct SplitRows {
+  const offset_type* diag_ptr;
+  const index_type* diag_col;
+  const T* diag_val;
+  const offset_type* offd_ptr;
+  const index_type* offd_col;
+  const T* offd_val;
+  const std::int64_t* column_map;
+  std::int64_t col_begin;
+};
+
+/// lengths[k] = entries (both blocks) of row rows[k] (of row k when rows is
+/// null), for k < count; lengths[count] = 0 (ready for an exclusive scan).
+template <class Exec, class T>
+void row_lengths(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
+                 offset_type* lengths);
+
+/// Copies row rows[k] (row k when rows is null) of both blocks into
+/// [out_ptr[k], out_ptr[k + 1]) with global column ids: the diagonal
+/// block's entries first, then the off-diagonal block's, each in stored
+/// order (so the copy is the same on every executor).
+template <class Exec, class T>
+void gather_global_rows(const Exec& exec, size_type count, const index_type* rows,
+                        SplitRows<T> m, const offset_type* out_ptr, std::int64_t* out_col,
+                        T* out_val);
+
+/// The two blocks side by side as one local CSR matrix [diag | offd]: the
+/// off-diagonal block's column c becomes diag_cols + c. out_ptr[i] =
+/// diag_ptr[i] + offd_ptr[i] for i <= rows.
+template <class Exec>
+void hstack_pointers(const Exec& exec, size_type rows, const offset_type* diag_ptr,
+                     const offset_type* offd_ptr, offset_type* out_ptr);
+/// Entries of [diag | offd] into the row pointers from hstack_pointers;
+/// out_col may be null when only the values are wanted (a recompute).
+template <class Exec, class T>
+void hstack_entries(const Exec& exec, size_type rows, SplitRows<T> m, index_type diag_cols,
+                    const offset_type* out_ptr, index_type* out_col, T* out_val);
+
+/// out[i] = in[i] + shift for i < n (row pointers of rows stacked below
+/// others).
+template <class Exec>
+void shift_offsets(const Exec& exec, size_type n, const offset_type* in, offset_type shift,
+                   offset_type* out);
+
+/// Global column ids into a compact local numbering: an owned id (in
+/// [own_begin, own_begin + own_count)) as id - own_begin, another as
+/// own_count + its position in the sorted, distinct foreign[0..foreign_size).
+template <class Exec>
+void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids,
+                     std::int64_t own_begin, std::int64_t own_count, const std::int64_t* foreign,
+                     size_type foreign_size, index_type* out);
+/// The inverse of compact_columns (also: local columns below own_count
+/// widened to global ids, with foreign unused).
+template <class Exec>
+void expand_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t own_begin,
+                    std::int64_t own_count, const std::int64_t* foreign, std::int64_t* out);
+
+/// keys[e] = rows[k] (k when rows is null) for every entry e of row k of a
+/// block with row pointers ptr (count rows): the row each entry belongs to
+/// (for received rows, the owner's local row).
+template <class Exec>
+void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const index_type* rows,
+              index_type* keys);
+
+/// row_ptr[i] = the first position whose key is >= i, for i <= rows, in
+/// keys[0..n) sorted ascending: the row pointers of entries sorted by row.
+template <class Exec>
+void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys,
+                              size_type n, offset_type* row_ptr);
+
 }  // namespace strata::kernels::distributed

@@ -86,4 +86,123 @@ void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::i
   parallel_for(exec, n, [=] STRATA_HD(size_type k) { out[k] = cols[k]; });
 }
 
+
+template <class Exec, class T>
+void row_lengths(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
+                 offset_type* lengths) {
+  parallel_for(exec, count + 1, [=] STRATA_HD(size_type k) {
+    if (k == count) {
+      lengths[k] = 0;
+      return;
+    }
+    const size_type i = rows ? rows[k] : k;
+    lengths[k] = (m.diag_ptr[i + 1] - m.diag_ptr[i]) + (m.offd_ptr[i + 1] - m.offd_ptr[i]);
+  });
+}
+
+template <class Exec, class T>
+void gather_global_rows(const Exec& exec, size_type count, const index_type* rows,
+                        SplitRows<T> m, const offset_type* out_ptr, std::int64_t* out_col,
+                        T* out_val) {
+  parallel_for(exec, count, [=] STRATA_HD(size_type k) {
+    const size_type i = rows ? rows[k] : k;
+    offset_type o = out_ptr[k];
+    for (offset_type e = m.diag_ptr[i]; e < m.diag_ptr[i + 1]; ++e, ++o) {
+      out_col[o] = m.col_begin + m.diag_col[e];
+      out_val[o] = m.diag_val[e];
+    }
+    for (offset_type e = m.offd_ptr[i]; e < m.offd_ptr[i + 1]; ++e, ++o) {
+      out_col[o] = m.column_map[m.offd_col[e]];
+      out_val[o] = m.offd_val[e];
+    }
+  });
+}
+
+template <class Exec>
+void hstack_pointers(const Exec& exec, size_type rows, const offset_type* diag_ptr,
+                     const offset_type* offd_ptr, offset_type* out_ptr) {
+  parallel_for(exec, rows + 1,
+               [=] STRATA_HD(size_type i) { out_ptr[i] = diag_ptr[i] + offd_ptr[i]; });
+}
+
+template <class Exec, class T>
+void hstack_entries(const Exec& exec, size_type rows, SplitRows<T> m, index_type diag_cols,
+                    const offset_type* out_ptr, index_type* out_col, T* out_val) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    offset_type o = out_ptr[i];
+    for (offset_type e = m.diag_ptr[i]; e < m.diag_ptr[i + 1]; ++e, ++o) {
+      if (out_col) out_col[o] = m.diag_col[e];
+      out_val[o] = m.diag_val[e];
+    }
+    for (offset_type e = m.offd_ptr[i]; e < m.offd_ptr[i + 1]; ++e, ++o) {
+      if (out_col) out_col[o] = diag_cols + m.offd_col[e];
+      out_val[o] = m.offd_val[e];
+    }
+  });
+}
+
+template <class Exec>
+void shift_offsets(const Exec& exec, size_type n, const offset_type* in, offset_type shift,
+                   offset_type* out) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) { out[i] = in[i] + shift; });
+}
+
+template <class Exec>
+void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids,
+                     std::int64_t own_begin, std::int64_t own_count, const std::int64_t* foreign,
+                     size_type foreign_size, index_type* out) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type k) {
+    const std::int64_t id = ids[k];
+    if (id >= own_begin && id < own_begin + own_count) {
+      out[k] = static_cast<index_type>(id - own_begin);
+      return;
+    }
+    size_type lo = 0, hi = foreign_size;
+    while (lo < hi) {
+      const size_type mid = lo + (hi - lo) / 2;
+      if (foreign[mid] < id) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    out[k] = static_cast<index_type>(own_count + lo);
+  });
+}
+
+template <class Exec>
+void expand_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t own_begin,
+                    std::int64_t own_count, const std::int64_t* foreign, std::int64_t* out) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type k) {
+    const std::int64_t c = cols[k];
+    out[k] = c < own_count ? own_begin + c : foreign[c - own_count];
+  });
+}
+
+template <class Exec>
+void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const index_type* rows,
+              index_type* keys) {
+  parallel_for(exec, count, [=] STRATA_HD(size_type k) {
+    const index_type row = rows ? rows[k] : static_cast<index_type>(k);
+    for (offset_type e = ptr[k]; e < ptr[k + 1]; ++e) keys[e] = row;
+  });
+}
+
+template <class Exec>
+void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys,
+                              size_type n, offset_type* row_ptr) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type i) {
+    size_type lo = 0, hi = n;
+    while (lo < hi) {
+      const size_type mid = lo + (hi - lo) / 2;
+      if (keys[mid] < static_cast<index_type>(i)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    row_ptr[i] = static_cast<offset_type>(lo);
+  });
+}
+
 }  // namespace strata::kernels::distributed

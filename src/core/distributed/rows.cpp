@@ -1,0 +1,390 @@
+// Rows across processes (strata/distributed/rows.hpp): owned rows with
+// global columns, fetching other processes' rows along a halo plan, the
+// distributed sparse product with value-only recompute, and the transpose.
+
+#include "strata/distributed/rows.hpp"
+
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/distributed/communication.hpp"
+#include "kernels/distributed/distributed_kernels.hpp"
+#include "strata/core/primitives.hpp"
+#include "strata/matrix/spgemm.hpp"
+#include "strata/matrix/transpose.hpp"
+
+namespace strata {
+
+namespace {
+
+namespace kd = kernels::distributed;
+
+template <class T>
+kd::SplitRows<T> blocks_of(const DistributedCsrMatrix<T>& M) {
+  return {M.diag().row_ptr().data(),  M.diag().col_idx().data(), M.diag().values().data(),
+          M.offd().row_ptr().data(),  M.offd().col_idx().data(), M.offd().values().data(),
+          M.column_map().data(),      M.col_partition().begin()};
+}
+
+/// Rows `rows` of M (every owned row when null) with global columns, on M's
+/// executor.
+template <class T>
+RowBlock<T> gather_rows(const DistributedCsrMatrix<T>& M, const Array<index_type>* rows) {
+  const Executor& exec = M.executor();
+  const size_type count = rows ? rows->size() : M.local_rows();
+  const index_type* which = rows ? rows->data() : nullptr;
+  const kd::SplitRows<T> blocks = blocks_of(M);
+  RowBlock<T> out;
+  out.row_ptr = Array<offset_type>(exec, count + 1);
+  exec.visit([&](const auto& e) { kd::row_lengths(e, count, which, blocks, out.row_ptr.data()); });
+  const offset_type nnz = exclusive_scan(out.row_ptr, out.row_ptr);
+  out.cols = Array<global_index>(exec, nnz);
+  out.values = Array<T>(exec, nnz);
+  exec.visit([&](const auto& e) {
+    kd::gather_global_rows(e, count, which, blocks, out.row_ptr.data(), out.cols.data(),
+                           out.values.data());
+  });
+  return out;
+}
+
+/// Rows in host memory, as they travel.
+template <class T>
+struct HostRows {
+  std::vector<offset_type> ptr{0};
+  std::vector<global_index> cols;
+  std::vector<T> values;
+};
+
+template <class T>
+HostRows<T> to_host(const RowBlock<T>& rows) {
+  return {rows.row_ptr.to_vector(), rows.cols.to_vector(), rows.values.to_vector()};
+}
+
+template <class T>
+RowBlock<T> from_host(const HostRows<T>& rows, const Executor& exec) {
+  return {Array<offset_type>(exec, rows.ptr), Array<global_index>(exec, rows.cols),
+          Array<T>(exec, rows.values)};
+}
+
+/// Sends to each neighbour n of `to` the rows [n.offset, n.offset + n.count)
+/// of `packed`, and receives from each neighbour n of `from` the rows that
+/// land at [n.offset, n.offset + n.count) of the result (`rows` in all).
+/// Lengths first, so each side knows the size of the entries' messages.
+template <class T>
+HostRows<T> exchange_rows(const Communicator& comm, const std::vector<HaloNeighbour>& to,
+                          const HostRows<T>& packed, const std::vector<HaloNeighbour>& from,
+                          size_type rows) {
+  const auto bytes = [](size_type count, std::size_t size) {
+    return static_cast<std::size_t>(count) * size;
+  };
+  std::vector<offset_type> send_lengths(packed.ptr.size() - 1);
+  for (std::size_t k = 0; k + 1 < packed.ptr.size(); ++k) {
+    send_lengths[k] = packed.ptr[k + 1] - packed.ptr[k];
+  }
+  std::vector<offset_type> lengths(static_cast<std::size_t>(rows));
+  detail::RequestSet messages;
+  for (const HaloNeighbour& n : from) {
+    if (n.count == 0) continue;
+    messages.receive(comm, lengths.data() + n.offset, bytes(n.count, sizeof(offset_type)), n.rank,
+                     detail::Tag::row_lengths);
+  }
+  for (const HaloNeighbour& n : to) {
+    if (n.count == 0) continue;
+    messages.send(comm, send_lengths.data() + n.offset, bytes(n.count, sizeof(offset_type)),
+                  n.rank, detail::Tag::row_lengths);
+  }
+  messages.wait_all();
+
+  HostRows<T> in;
+  in.ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (size_type k = 0; k < rows; ++k) in.ptr[k + 1] = in.ptr[k] + lengths[k];
+  in.cols.resize(static_cast<std::size_t>(in.ptr.back()));
+  in.values.resize(static_cast<std::size_t>(in.ptr.back()));
+  for (const HaloNeighbour& n : from) {
+    const offset_type first = in.ptr[n.offset], entries = in.ptr[n.offset + n.count] - first;
+    if (entries == 0) continue;
+    messages.receive(comm, in.cols.data() + first, bytes(entries, sizeof(global_index)), n.rank,
+                     detail::Tag::row_columns);
+    messages.receive(comm, in.values.data() + first, bytes(entries, sizeof(T)), n.rank,
+                     detail::Tag::row_values);
+  }
+  for (const HaloNeighbour& n : to) {
+    const offset_type first = packed.ptr[n.offset],
+                      entries = packed.ptr[n.offset + n.count] - first;
+    if (entries == 0) continue;
+    messages.send(comm, packed.cols.data() + first, bytes(entries, sizeof(global_index)), n.rank,
+                  detail::Tag::row_columns);
+    messages.send(comm, packed.values.data() + first, bytes(entries, sizeof(T)), n.rank,
+                  detail::Tag::row_values);
+  }
+  messages.wait_all();
+  return in;
+}
+
+/// a followed by b (both on one executor).
+template <class X>
+Array<X> concatenate(const Array<X>& a, const Array<X>& b) {
+  const Executor& exec = a.executor();
+  Array<X> out(exec, a.size() + b.size());
+  if (a.size() > 0) copy_bytes(out.data(), exec, a.data(), exec, a.bytes());
+  if (b.size() > 0) copy_bytes(out.data() + a.size(), exec, b.data(), b.executor(), b.bytes());
+  return out;
+}
+
+/// The row pointers of `top`'s rows followed by `bottom`'s.
+inline Array<offset_type> stack_pointers(const Array<offset_type>& top,
+                                         const Array<offset_type>& bottom) {
+  const Executor& exec = top.executor();
+  const size_type top_rows = top.size() - 1, bottom_rows = bottom.size() - 1;
+  Array<offset_type> out(exec, top_rows + bottom_rows + 1);
+  copy_bytes(out.data(), exec, top.data(), exec, top.bytes());
+  offset_type shift = 0;
+  copy_bytes(&shift, Executor::host(), top.data() + top_rows, exec, sizeof(offset_type));
+  exec.visit([&](const auto& e) {
+    kd::shift_offsets(e, bottom_rows, bottom.data() + 1, shift, out.data() + top_rows + 1);
+  });
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+RowBlock<T> owned_rows(const DistributedCsrMatrix<T>& M) {
+  return gather_rows(M, nullptr);
+}
+
+template <class T>
+RowBlock<T> fetch_ghost_rows(const DistributedCsrMatrix<T>& M, const HaloPlan& plan) {
+  if (plan.partition() != M.row_partition()) {
+    throw invalid_argument(
+        "fetch_ghost_rows: the plan reads vectors of " +
+        std::to_string(plan.partition().global_size()) +
+        " rows split over its processes differently from M's rows (" +
+        std::to_string(M.global_rows()) +
+        "); expected a plan over M's row partition (the column plan of a matrix whose columns are "
+        "split like M's rows)");
+  }
+  const Executor& exec = M.executor();
+  const Array<index_type> sent =
+      plan.executor() == exec ? Array<index_type>() : plan.send_indices().to(exec);
+  const Array<index_type>& indices = plan.executor() == exec ? plan.send_indices() : sent;
+  const HostRows<T> packed = to_host(gather_rows(M, &indices));
+  return from_host(
+      exchange_rows(M.communicator(), plan.sends(), packed, plan.receives(), plan.ghost_count()),
+      exec);
+}
+
+// ---------------------------------------------------------------- product
+
+template <class T>
+struct DistributedProduct<T>::Local {
+  CsrMatrix<T> X_ext;  // [X_diag | X_offd]
+  CsrMatrix<T> Y_ext;  // [Y_own; Y_ghost], compact columns
+  /// Sorted ids that may appear outside the own block of Y's columns; a
+  /// compact column c >= own_count is foreign[c - own_count].
+  Array<global_index> foreign;
+  global_index own_begin = 0;
+  size_type own_count = 0;
+  std::unique_ptr<SparseProduct<CsrMatrix<T>>> product;
+  Array<global_index> c_cols;  // the local product's columns as global ids
+  size_type x_nnz = 0, y_nnz = 0;
+
+  /// X_ext's values (and its pattern when `pattern`).
+  void fill_x(const DistributedCsrMatrix<T>& X, bool pattern) {
+    const Executor& exec = X.executor();
+    const size_type n = X.local_rows();
+    const auto diag_cols = static_cast<index_type>(X.local_cols());
+    if (!pattern) {
+      exec.visit([&](const auto& e) {
+        kd::hstack_entries(e, n, blocks_of(X), diag_cols, X_ext.row_ptr().data(), nullptr,
+                           X_ext.values().data());
+      });
+      return;
+    }
+    Array<offset_type> ptr(exec, n + 1);
+    Array<index_type> cols(exec, X.local_nnz());
+    Array<T> values(exec, X.local_nnz());
+    exec.visit([&](const auto& e) {
+      kd::hstack_pointers(e, n, X.diag().row_ptr().data(), X.offd().row_ptr().data(), ptr.data());
+      kd::hstack_entries(e, n, blocks_of(X), diag_cols, ptr.data(), cols.data(), values.data());
+    });
+    X_ext = CsrMatrix<T>(n, checked_index(X.local_cols() + X.offd().cols(), "X's columns"),
+                         std::move(ptr), std::move(cols), std::move(values));
+  }
+
+  /// The rows of Y that X's rows reach: its own, then the fetched ones.
+  static RowBlock<T> rows_of_y(const DistributedCsrMatrix<T>& X, const DistributedCsrMatrix<T>& Y) {
+    const RowBlock<T> own = owned_rows(Y);
+    const RowBlock<T> ghost = fetch_ghost_rows(Y, X.halo_plan());
+    return {stack_pointers(own.row_ptr, ghost.row_ptr), concatenate(own.cols, ghost.cols),
+            concatenate(own.values, ghost.values)};
+  }
+};
+
+template <class T>
+DistributedProduct<T>::DistributedProduct(const DistributedCsrMatrix<T>& X,
+                                          const DistributedCsrMatrix<T>& Y)
+    : local_(std::make_unique<Local>()) {
+  if (X.col_partition() != Y.row_partition()) {
+    throw invalid_argument("DistributedProduct: X has " + std::to_string(X.global_cols()) +
+                           " columns (" + std::to_string(X.local_cols()) +
+                           " here) and Y " + std::to_string(Y.global_rows()) + " rows (" +
+                           std::to_string(Y.local_rows()) +
+                           " here); expected X's columns split like Y's rows");
+  }
+  check_location(X.executor(), Y.executor(), "Y", "X");
+  const Executor& exec = X.executor();
+  Local& L = *local_;
+  L.fill_x(X, true);
+  L.x_nnz = X.local_nnz();
+  L.y_nnz = Y.local_nnz();
+
+  RowBlock<T> rows = Local::rows_of_y(X, Y);
+  const size_type own_rows = Y.local_rows(), ghost_rows = X.offd().cols();
+  // The ids beyond the own block: the own rows' off-diagonal ids (Y's
+  // column map, sorted) and whatever the fetched rows hold (few rows).
+  const offset_type own_nnz = Y.local_nnz();
+  Array<global_index> ghost_cols(exec, rows.cols.size() - own_nnz);
+  if (ghost_cols.size() > 0) {
+    copy_bytes(ghost_cols.data(), exec, rows.cols.data() + own_nnz, exec, ghost_cols.bytes());
+  }
+  Array<global_index> ids = concatenate(Y.column_map(), ghost_cols);
+  Array<std::int32_t> ones(exec, ids.size(), 1), runs(exec, 0);
+  stable_sort_by_key(ids, ones);
+  L.foreign = Array<global_index>(exec, 0);
+  const size_type foreign = reduce_by_key(ids, ones, L.foreign, runs);
+  L.own_begin = Y.col_partition().begin();
+  L.own_count = Y.local_cols();
+
+  Array<index_type> compact(exec, rows.cols.size());
+  exec.visit([&](const auto& e) {
+    kd::compact_columns(e, rows.cols.size(), rows.cols.data(), L.own_begin, L.own_count,
+                        L.foreign.data(), foreign, compact.data());
+  });
+  L.Y_ext = CsrMatrix<T>(own_rows + ghost_rows,
+                         checked_index(L.own_count + foreign, "DistributedProduct: Y's columns"),
+                         std::move(rows.row_ptr), std::move(compact), std::move(rows.values));
+  L.product = std::make_unique<SparseProduct<CsrMatrix<T>>>(L.X_ext, L.Y_ext);
+
+  const CsrMatrix<T>& C = L.product->result();
+  L.c_cols = Array<global_index>(exec, C.nnz());
+  exec.visit([&](const auto& e) {
+    kd::expand_columns(e, C.nnz(), C.col_idx().data(), L.own_begin, L.own_count, L.foreign.data(),
+                       L.c_cols.data());
+  });
+  const RowBlock<T> block{C.row_ptr().clone(), L.c_cols.clone(), C.values().clone()};
+  C_ = std::make_shared<DistributedCsrMatrix<T>>(X.row_partition(), Y.col_partition(), block);
+}
+
+template <class T>
+DistributedProduct<T>::~DistributedProduct() = default;
+template <class T>
+DistributedProduct<T>::DistributedProduct(DistributedProduct&&) noexcept = default;
+template <class T>
+DistributedProduct<T>& DistributedProduct<T>::operator=(DistributedProduct&&) noexcept = default;
+
+template <class T>
+void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
+                                      const DistributedCsrMatrix<T>& Y) {
+  Local& L = *local_;
+  if (X.local_nnz() != L.x_nnz || Y.local_nnz() != L.y_nnz ||
+      X.local_rows() != L.X_ext.rows() || Y.local_cols() != L.own_count) {
+    throw invalid_argument(
+        "DistributedProduct::recompute: X or Y does not have the pattern of construction (X has " +
+        std::to_string(X.local_nnz()) + " local entries, was " + std::to_string(L.x_nnz) +
+        "; Y " + std::to_string(Y.local_nnz()) + ", was " + std::to_string(L.y_nnz) + ")");
+  }
+  const Executor& exec = X.executor();
+  L.fill_x(X, false);
+  RowBlock<T> rows = Local::rows_of_y(X, Y);
+  if (rows.values.size() != L.Y_ext.nnz()) {
+    throw invalid_argument(
+        "DistributedProduct::recompute: the rows of Y that X reaches hold " +
+        std::to_string(rows.values.size()) + " entries, " + std::to_string(L.Y_ext.nnz()) +
+        " at construction; expected the pattern of construction");
+  }
+  L.Y_ext.values() = std::move(rows.values);
+  L.product->recompute(L.X_ext, L.Y_ext);
+
+  // The local product's values into C's blocks, split as at construction.
+  const CsrMatrix<T>& C = L.product->result();
+  DistributedCsrMatrix<T>& target = *C_;
+  Array<index_type> diag_col(exec, target.diag().nnz());
+  Array<global_index> offd_global(exec, target.offd().nnz());
+  const kd::SplitTarget<T> split{target.diag().row_ptr().data(), diag_col.data(),
+                                 target.diag_values().data(),   target.offd().row_ptr().data(),
+                                 offd_global.data(),            target.offd_values().data()};
+  exec.visit([&](const auto& e) {
+    kd::split_rows(e, C.rows(), C.row_ptr().data(), L.c_cols.data(), C.values().data(),
+                   target.col_partition().begin(), target.col_partition().end(), split);
+  });
+}
+
+template <class T>
+DistributedCsrMatrix<T> multiply(const DistributedCsrMatrix<T>& X,
+                                 const DistributedCsrMatrix<T>& Y) {
+  DistributedProduct<T> product(X, Y);
+  return std::move(*product.result());
+}
+
+// -------------------------------------------------------------- transpose
+
+template <class T>
+DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
+  const Executor& exec = M.executor();
+  const HaloPlan& plan = M.halo_plan();
+  const global_index row_begin = M.row_partition().begin();
+  const auto widen = [&](const Array<index_type>& cols) {
+    Array<global_index> out(exec, cols.size());
+    exec.visit([&](const auto& e) {
+      kd::expand_columns(e, cols.size(), cols.data(), row_begin,
+                         static_cast<std::int64_t>(M.local_rows()), nullptr, out.data());
+    });
+    return out;
+  };
+  // This process's part of its own rows of M^T, and the transposed rows of
+  // the off-diagonal block, which belong to the owners of its columns.
+  const CsrMatrix<T> D = strata::transpose(M.diag());
+  const CsrMatrix<T> O = strata::transpose(M.offd());
+  const HostRows<T> outgoing{O.row_ptr().to_vector(), widen(O.col_idx()).to_vector(),
+                             O.values().to_vector()};
+  const RowBlock<T> received = from_host(
+      exchange_rows(M.communicator(), plan.receives(), outgoing, plan.sends(), plan.send_count()),
+      exec);
+  const Array<index_type> sent =
+      plan.executor() == exec ? Array<index_type>() : plan.send_indices().to(exec);
+  const Array<index_type>& targets = plan.executor() == exec ? plan.send_indices() : sent;
+
+  // Every entry keyed by its row, sorted stably: the own entries first, then
+  // the received ones in the plan's (rank) order.
+  const size_type n = M.local_cols();
+  Array<index_type> own_keys(exec, D.nnz()), received_keys(exec, received.nnz());
+  exec.visit([&](const auto& e) {
+    kd::row_keys(e, n, D.row_ptr().data(), nullptr, own_keys.data());
+    kd::row_keys(e, received.rows(), received.row_ptr.data(), targets.data(),
+                 received_keys.data());
+  });
+  Array<index_type> keys = concatenate(own_keys, received_keys);
+  Array<index_type> keys_for_values = keys.clone();
+  RowBlock<T> block;
+  block.cols = concatenate(widen(D.col_idx()), received.cols);
+  block.values = concatenate(D.values(), received.values);
+  stable_sort_by_key(keys, block.cols);
+  stable_sort_by_key(keys_for_values, block.values);
+  block.row_ptr = Array<offset_type>(exec, n + 1);
+  exec.visit([&](const auto& e) {
+    kd::offsets_from_sorted_keys(e, n, keys.data(), keys.size(), block.row_ptr.data());
+  });
+  return DistributedCsrMatrix<T>(M.col_partition(), M.row_partition(), block);
+}
+
+template RowBlock<double> owned_rows(const DistributedCsrMatrix<double>&);
+template RowBlock<double> fetch_ghost_rows(const DistributedCsrMatrix<double>&, const HaloPlan&);
+template class DistributedProduct<double>;
+template DistributedCsrMatrix<double> multiply(const DistributedCsrMatrix<double>&,
+                                               const DistributedCsrMatrix<double>&);
+template DistributedCsrMatrix<double> transpose(const DistributedCsrMatrix<double>&);
+
+}  // namespace strata
