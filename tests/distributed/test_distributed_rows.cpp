@@ -1,0 +1,200 @@
+// Rows across processes (strata/distributed/rows.hpp) under MPI, 1 to 4
+// processes: the distributed product, transpose and Galerkin triple product
+// against the serial ones on the whole matrices, including partitions with
+// a process that owns nothing, and value-only recompute.
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "strata/distributed/mpi.hpp"
+#include "strata/distributed/rows.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/matrix/spgemm.hpp"
+#include "strata/matrix/transpose.hpp"
+
+namespace strata {
+namespace {
+
+Communicator world() { return make_communicator(MPI_COMM_WORLD); }
+
+using Entries = std::map<std::pair<global_index, global_index>, double>;
+
+/// The rows [begin, end) of a serial matrix as a process's RowBlock.
+RowBlock<double> rows_of(const CsrMatrix<double>& A, const RowPartition& rows) {
+  const auto ptr = A.row_ptr().to_vector();
+  const auto col = A.col_idx().to_vector();
+  const auto val = A.values().to_vector();
+  std::vector<offset_type> p{0};
+  std::vector<global_index> c;
+  std::vector<double> v;
+  for (global_index i = rows.begin(); i < rows.end(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+      c.push_back(col[k]);
+      v.push_back(val[k]);
+    }
+    p.push_back(static_cast<offset_type>(c.size()));
+  }
+  const Executor host = Executor::host();
+  return {Array<offset_type>(host, p), Array<global_index>(host, c), Array<double>(host, v)};
+}
+
+/// Every entry of a distributed matrix, on every process.
+Entries gathered(const DistributedCsrMatrix<double>& M) {
+  const RowBlock<double> own = owned_rows(M);
+  const auto ptr = own.row_ptr.to_vector();
+  const auto col = own.cols.to_vector();
+  const auto val = own.values.to_vector();
+  std::vector<double> triples;
+  for (size_type i = 0; i < own.rows(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+      triples.push_back(double(M.row_partition().begin() + i));
+      triples.push_back(double(col[k]));
+      triples.push_back(val[k]);
+    }
+  }
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int mine = static_cast<int>(triples.size());
+  std::vector<int> counts(size), displacements(size, 0);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+  std::vector<double> all(static_cast<std::size_t>(displacements.back() + counts.back()));
+  MPI_Allgatherv(triples.data(), mine, MPI_DOUBLE, all.data(), counts.data(),
+                 displacements.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  Entries out;
+  for (std::size_t k = 0; k < all.size(); k += 3) {
+    const auto key = std::make_pair(global_index(all[k]), global_index(all[k + 1]));
+    EXPECT_EQ(out.count(key), 0u) << "entry (" << key.first << ", " << key.second << ") twice";
+    out[key] = all[k + 2];
+  }
+  return out;
+}
+
+Entries entries_of(const CsrMatrix<double>& A) {
+  const auto ptr = A.row_ptr().to_vector();
+  const auto col = A.col_idx().to_vector();
+  const auto val = A.values().to_vector();
+  Entries out;
+  for (size_type i = 0; i < A.rows(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) out[{i, col[k]}] = val[k];
+  }
+  return out;
+}
+
+void expect_same(const Entries& got, const Entries& want, double scale = 1.0) {
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [key, value] : want) {
+    const auto it = got.find(key);
+    ASSERT_NE(it, got.end()) << "missing (" << key.first << ", " << key.second << ")";
+    EXPECT_NEAR(it->second, scale * value, 1e-13 * (1.0 + std::abs(value)))
+        << "(" << key.first << ", " << key.second << ")";
+  }
+}
+
+/// A rectangular interpolation-like matrix: fine row i interpolates from
+/// coarse points i / 3 and a far one, so rows reach other processes' coarse
+/// blocks and coarse points are reached from other processes' rows.
+CsrMatrix<double> interpolation(size_type fine, size_type coarse) {
+  std::vector<offset_type> p{0};
+  std::vector<index_type> c;
+  std::vector<double> v;
+  for (size_type i = 0; i < fine; ++i) {
+    const index_type near = static_cast<index_type>(std::min(coarse - 1, i / 3));
+    const index_type far = static_cast<index_type>((i * 7 + 5) % coarse);
+    c.push_back(std::min(near, far));
+    v.push_back(0.5 + 0.01 * double(i % 11));
+    if (far != near) {
+      c.push_back(std::max(near, far));
+      v.push_back(0.25 - 0.02 * double(i % 5));
+    }
+    p.push_back(static_cast<offset_type>(c.size()));
+  }
+  const Executor host = Executor::host();
+  return CsrMatrix<double>(fine, coarse, Array<offset_type>(host, p), Array<index_type>(host, c),
+                           Array<double>(host, v));
+}
+
+/// Partitions to try: even, and uneven with process 0 owning nothing.
+std::vector<RowPartition> partitions(const Communicator& comm, size_type n) {
+  std::vector<RowPartition> out{RowPartition::uniform(comm, n)};
+  if (comm.size() > 1) {
+    std::vector<global_index> offsets(static_cast<std::size_t>(comm.size()) + 1, 0);
+    for (int r = 1; r <= comm.size(); ++r) {
+      offsets[static_cast<std::size_t>(r)] = r == 1 ? 0 : n * (r - 1) / (comm.size() - 1);
+    }
+    offsets.back() = n;
+    out.emplace_back(comm, offsets);
+  }
+  return out;
+}
+
+TEST(DistributedRows, ProductTransposeAndGalerkinEqualTheSerialOnes) {
+  const Communicator comm = world();
+  const CsrMatrix<double> A = gallery::poisson2d(Executor::host(), 17, 13);
+  const size_type fine = A.rows(), coarse = 37;
+  const CsrMatrix<double> P = interpolation(fine, coarse);
+  const CsrMatrix<double> R = transpose(P);
+  const CsrMatrix<double> AP = spgemm(A, P);
+  const CsrMatrix<double> RAP = spgemm(R, AP);
+  for (const RowPartition& rows : partitions(comm, fine)) {
+    for (const RowPartition& cols : partitions(comm, coarse)) {
+      const DistributedCsrMatrix<double> dA(rows, rows, rows_of(A, rows));
+      const DistributedCsrMatrix<double> dP(rows, cols, rows_of(P, rows));
+      const DistributedCsrMatrix<double> dAP = multiply(dA, dP);
+      expect_same(gathered(dAP), entries_of(AP));
+      const DistributedCsrMatrix<double> dR = transpose(dP);
+      EXPECT_EQ(dR.row_partition(), cols);
+      EXPECT_EQ(dR.col_partition(), rows);
+      expect_same(gathered(dR), entries_of(R));
+      expect_same(gathered(multiply(dR, dAP)), entries_of(RAP));
+    }
+  }
+}
+
+TEST(DistributedRows, RecomputeTakesNewValuesOnTheSamePattern) {
+  const Communicator comm = world();
+  const CsrMatrix<double> A = gallery::poisson3d(Executor::host(), 6, 5, 7);
+  const CsrMatrix<double> P = interpolation(A.rows(), 41);
+  const RowPartition rows = RowPartition::uniform(comm, A.rows());
+  const RowPartition cols = RowPartition::uniform(comm, P.cols());
+  DistributedCsrMatrix<double> dA(rows, rows, rows_of(A, rows));
+  const DistributedCsrMatrix<double> dP(rows, cols, rows_of(P, rows));
+  DistributedProduct<double> product(dA, dP);
+  const Entries before = gathered(*product.result());
+  expect_same(before, entries_of(spgemm(A, P)));
+  for (auto* values : {&dA.diag_values(), &dA.offd_values()}) {
+    std::vector<double> v = values->to_vector();
+    for (double& x : v) x *= 3.0;
+    *values = Array<double>(Executor::host(), v);
+  }
+  const DistributedCsrMatrix<double>* same = product.result().get();
+  product.recompute(dA, dP);
+  EXPECT_EQ(product.result().get(), same);
+  expect_same(gathered(*product.result()), before, 3.0);
+}
+
+TEST(DistributedRows, MismatchedPartitionsAreNamed) {
+  const Communicator comm = world();
+  const CsrMatrix<double> A = gallery::poisson2d(Executor::host(), 8, 8);
+  const RowPartition rows = RowPartition::uniform(comm, A.rows());
+  const DistributedCsrMatrix<double> dA(rows, rows, rows_of(A, rows));
+  const CsrMatrix<double> P = interpolation(A.rows(), 9);
+  const RowPartition cols = RowPartition::uniform(comm, 9);
+  const DistributedCsrMatrix<double> dP(rows, cols, rows_of(P, rows));
+  try {
+    (void)multiply(dP, dA);  // P's 9 columns against A's 64 rows
+    FAIL() << "expected invalid_argument";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected X's columns split like Y's rows"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace strata
