@@ -211,8 +211,11 @@ size_type default_coarse_size(const Executor& exec);
 
 /// One row of the hierarchy summary.
 struct LevelSummary {
+  /// Over all processes for a distributed level.
   size_type rows = 0;
   size_type nnz = 0;
+  /// Shortest and longest rows: this process's, for a distributed level
+  /// (the summary is not collective).
   size_type min_row_nnz = 0;
   double mean_row_nnz = 0;
   size_type max_row_nnz = 0;

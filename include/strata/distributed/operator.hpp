@@ -53,11 +53,23 @@ class DistributedOperator final : public LevelOperator<T> {
   /// them throw together in the smoother that asked.
   size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
 
-  /// The coarsest-level direct solve and the Galerkin product of a
-  /// distributed level need rows from other processes (agglomeration, and
-  /// R A P with the off-process rows of P), which distributed AMG will
-  /// bring; until then both throw not_implemented saying so.
+  bool distributed() const override { return true; }
+  size_type global_rows() const override { return A_->global_rows(); }
+  size_type global_cols() const override { return A_->global_cols(); }
+  size_type global_nnz() const override { return A_->global_nnz(); }
+  /// One allgather of the parts (through host memory for device vectors:
+  /// the coarsest level's few hundred values).
+  void gather_all(const Vector<T>& part, Vector<T>& whole) const override;
+
+  /// The whole matrix, dense, on every process (collective): the coarsest
+  /// level's redundant direct solve (see amg::Hierarchy).
   Array<T> to_dense() const override;
+  /// R A P as two distributed products R (A P), each fetching the rows of
+  /// its right operand that its left operand's columns reach on other
+  /// processes (DistributedProduct); kept for value-only recompute. R and
+  /// P must be DistributedOperators with A's partitions on the fine side
+  /// (invalid_argument naming their kinds otherwise). The coarse operator
+  /// is a DistributedOperator, its rows split like R's.
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
                                              const LevelOperator<T>& P) const override;
   std::shared_ptr<const LevelOperator<T>> clone() const override;

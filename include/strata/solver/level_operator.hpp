@@ -78,6 +78,26 @@ class LevelOperator : public LinearOperator<T> {
   /// PMIS weights) hashes this global index, so the result does not depend
   /// on how the rows are split over processes.
   virtual size_type global_row_begin() const { return 0; }
+  /// Whether the operator's rows are split over processes. A distributed
+  /// kind says true on every process, even on one, so that every process
+  /// takes the same path through collective steps (the coarse solve's
+  /// gather). What is then global: the sizes below, to_dense().
+  virtual bool distributed() const { return false; }
+  /// Rows, columns and stored entries over all processes (rows(), cols()
+  /// and nnz() for an operator that holds all its rows). The hierarchy
+  /// decides where to stop coarsening by these, so every process decides
+  /// alike.
+  virtual size_type global_rows() const { return this->rows(); }
+  virtual size_type global_cols() const { return this->cols(); }
+  virtual size_type global_nnz() const { return nnz(); }
+  /// Collective for a distributed kind: the whole vector (global_rows()
+  /// entries on executor()) from every process's part (rows() entries),
+  /// on every process. The coarsest level's direct solve is redundant
+  /// (every process applies the whole inverse) and needs it. The default
+  /// copies.
+  virtual void gather_all(const Vector<T>& part, Vector<T>& whole) const {
+    copy(part.values(), whole.values());
+  }
   /// {shortest, longest} row in stored scalar entries ({0, 0} without rows).
   virtual std::pair<size_type, size_type> row_nnz_range() const = 0;
 
@@ -142,7 +162,8 @@ class LevelOperator : public LinearOperator<T> {
 
   /// The operator as a dense column-major rows() x cols() array on
   /// executor(), for the direct solve of the coarsest level (called only
-  /// for small levels).
+  /// for small levels). A distributed kind returns the whole operator
+  /// (global_rows() x global_cols()) on every process (collective).
   virtual Array<T> to_dense() const = 0;
 
   /// A_c = R A P with this operator as A, kept for value-only recompute.

@@ -15,6 +15,8 @@
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/random.hpp"
 #include "strata/core/primitives.hpp"
+#include "strata/distributed/operator.hpp"
+#include "strata/distributed/rows.hpp"
 #include "strata/matrix/transpose.hpp"
 
 namespace strata::amg {
@@ -334,7 +336,15 @@ class AggregationCoarsening final : public Coarsening<T> {
 
   std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
                                      StageTimes& times) override {
-    const CsrMatrix<T>& A = csr_matrix(level_A, "aggregation coarsening");
+    // A distributed level is aggregated within each process, on its
+    // diagonal block: aggregates never span processes, so P has no
+    // off-process entries (no rows of P travel for P, R or the smoother),
+    // at the price of aggregates cut at process boundaries (more of them,
+    // and iteration counts that vary a little with the number of processes).
+    const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A);
+    if (distributed != nullptr) distributed_ = true;
+    const CsrMatrix<T>& A =
+        distributed ? distributed->matrix().diag() : csr_matrix(level_A, "aggregation coarsening");
     const Executor& exec = A.executor();
     if (level == 0) {
       near_null_.clear();
@@ -354,13 +364,26 @@ class AggregationCoarsening final : public Coarsening<T> {
       StageTimer clock(exec, times, "aggregation");
       aggregates = aggregate(S, params_.seed, level);
     }
-    if (aggregates.count() == 0) return std::nullopt;
+    // A process without aggregates still takes part (the hierarchy decides
+    // from the global sizes, alike on every process).
+    if (aggregates.count() == 0 && !distributed) return std::nullopt;
     PiecewiseConstantInterpolation<T> interpolation;
     {
       StageTimer clock(exec, times, "interpolation");
       interpolation = piecewise_constant_interpolation(aggregates, near_null_[level], columns_);
     }
     const size_type coarse = interpolation.P.cols();
+    if (distributed) {
+      near_null_.push_back(std::move(interpolation.coarse_near_null_space));
+      StageTimer clock(exec, times, "interpolation");
+      const DistributedCsrMatrix<T>& fine = distributed->matrix();
+      RowPartition coarse_rows = RowPartition::from_local_rows(fine.communicator(), coarse);
+      auto P = std::make_shared<const DistributedOperator<T>>(
+          from_diagonal_block(fine.row_partition(), coarse_rows, interpolation.P));
+      auto R = std::make_shared<const DistributedOperator<T>>(
+          from_diagonal_block(coarse_rows, fine.row_partition(), interpolation.R));
+      return Transfer<T>{std::move(P), std::move(R)};
+    }
     if (coarse == 0 || coarse >= A.rows()) return std::nullopt;
     near_null_.push_back(std::move(interpolation.coarse_near_null_space));
     return Transfer<T>{std::make_shared<const CsrOperator<T>>(std::move(interpolation.P)),
@@ -369,6 +392,7 @@ class AggregationCoarsening final : public Coarsening<T> {
 
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
                                              const LevelOperator<T>& P) override {
+    if (A.distributed()) return A.galerkin(R, P);  // R (A P), fetching rows of P and A P
     if (params_.galerkin_by_spgemm) return make_coarse_product(R, A, P);
     const char* who = "aggregation coarsening (Galerkin by sort/reduce)";
     return std::make_unique<SortReduceCoarseProduct<T>>(csr_matrix(R, who), csr_matrix(A, who),
@@ -381,7 +405,9 @@ class AggregationCoarsening final : public Coarsening<T> {
     return std::string("aggregation MIS(2), alpha ") + alpha + ", " +
            (user_B_.empty() ? std::string("B = 1")
                             : "B with " + std::to_string(columns_) + " columns") +
-           ", Galerkin by " + (params_.galerkin_by_spgemm ? "SpGEMM" : "sort/reduce");
+           (distributed_ ? ", aggregates within each process, Galerkin by distributed SpGEMM"
+                         : ", Galerkin by " +
+                               std::string(params_.galerkin_by_spgemm ? "SpGEMM" : "sort/reduce"));
   }
 
  private:
@@ -410,6 +436,7 @@ class AggregationCoarsening final : public Coarsening<T> {
   std::vector<Vector<T>> user_B_;
   int columns_;
   std::vector<Array<T>> near_null_;  // B of each level built so far
+  bool distributed_ = false;         // a distributed level was coarsened
 };
 
 }  // namespace

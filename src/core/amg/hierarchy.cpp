@@ -84,6 +84,9 @@ struct Hierarchy<T>::Impl {
   std::unique_ptr<Coarsening<T>> coarsening;
   std::vector<Level> levels;
   Array<T> coarse_inverse;  // column-major, or empty when the coarsest level is smoothed
+  // A distributed coarsest level: the whole right-hand side and solution,
+  // on every process (the direct solve is redundant, see build_coarse_solver).
+  mutable Vector<T> coarse_b, coarse_x;
   std::string coarse_solver;
   StageTimes stage_times;
   std::size_t setup_bytes = 0;
@@ -124,8 +127,16 @@ struct Hierarchy<T>::Impl {
   void build_coarse_solver() {
     StageTimer t(exec(), stage_times, "coarse solve");
     Level& c = levels.back();
-    const size_type n = c.A->rows();
+    // A distributed coarsest level is inverted whole on every process (its
+    // rows gathered by to_dense()), and each cycle gathers the right-hand
+    // side to every process, which applies the whole inverse and keeps its
+    // rows: one allgather per cycle, where solving on one process would
+    // take a gather and a scatter, and the processes agree on the outcome
+    // (singular or not) because they compute the same thing.
+    const size_type n = c.A->global_rows();
     coarse_inverse = Array<T>();
+    coarse_b = Vector<T>();
+    coarse_x = Vector<T>();
     if (n > max_dense_rows) {
       coarse_solver = std::to_string(coarse_smoothing_sweeps) + " smoothing sweeps (" +
                       std::to_string(n) + " rows are too many to invert densely)";
@@ -145,6 +156,11 @@ struct Hierarchy<T>::Impl {
     }
     coarse_inverse = std::move(dense);
     coarse_solver = "dense inverse of " + std::to_string(n) + " rows";
+    if (c.A->distributed()) {
+      coarse_b = Vector<T>(c.A->executor(), n);
+      coarse_x = Vector<T>(c.A->executor(), n);
+      coarse_solver += " (on every process)";
+    }
   }
 
   /// Whether a level of `rows` rows whose coarsening gives `coarse_rows` <=
@@ -187,8 +203,8 @@ struct Hierarchy<T>::Impl {
     if (!params.on_level) return;
     const Level& level = levels[static_cast<std::size_t>(l)];
     params.on_level({.level = l,
-                     .rows = level.A->rows(),
-                     .nnz = level.A->nnz(),
+                     .rows = level.A->global_rows(),
+                     .nnz = level.A->global_nnz(),
                      .coarse_rows = coarse_rows,
                      .seconds = level.setup_seconds,
                      .elapsed_seconds = seconds_since(setup_start)});
@@ -205,12 +221,15 @@ struct Hierarchy<T>::Impl {
     for (int l = 0; l + 1 < params.max_levels; ++l) {
       const auto level_start = Clock::now();
       Level& fine = levels[l];
-      if (fine.A->rows() <= params.coarse_size) break;
+      // Global sizes, so that every process of a distributed level decides alike.
+      const size_type fine_rows = fine.A->global_rows();
+      if (fine_rows <= params.coarse_size) break;
       auto transfer = coarsening->coarsen(*fine.A, l, stage_times);
       if (transfer) check_transfer(*transfer, *fine.A, l);
       // A coarsening that is not kept still cost this (now coarsest) level's time.
-      if (!transfer || transfer->P->cols() == 0 || transfer->P->cols() >= fine.A->rows() ||
-          (l > 0 && nearer_coarsest(fine.A->rows(), transfer->P->cols()))) {
+      const size_type coarse_rows = transfer ? transfer->P->global_cols() : 0;
+      if (coarse_rows == 0 || coarse_rows >= fine_rows ||
+          (l > 0 && nearer_coarsest(fine_rows, coarse_rows))) {
         fine.A->executor().synchronize();
         fine.setup_seconds = seconds_since(level_start);
         break;
@@ -229,7 +248,7 @@ struct Hierarchy<T>::Impl {
       fine.setup_seconds = seconds_since(level_start);
       Level next;
       next.A = fine.galerkin->result();
-      report_level(l, next.A->rows(), start);
+      report_level(l, next.A->global_rows(), start);
       levels.push_back(std::move(next));
     }
     if (!params.keep_resetup_data) coarsening->release_refresh_data();
@@ -248,6 +267,18 @@ struct Hierarchy<T>::Impl {
   void coarse_solve(const Vector<T>& b, Vector<T>& x, bool x_is_zero) const {
     const Level& c = levels.back();
     if (!coarse_inverse.empty()) {
+      if (c.A->distributed()) {
+        c.A->gather_all(b, coarse_b);
+        c.A->executor().visit([&](const auto& e) {
+          kernels::amg::dense_matvec(e, coarse_b.size(), coarse_inverse.data(), coarse_b.data(),
+                                     coarse_x.data());
+        });
+        if (x.size() > 0) {
+          copy_bytes(x.data(), x.executor(), coarse_x.data() + c.A->global_row_begin(),
+                     coarse_x.executor(), x.values().bytes());
+        }
+        return;
+      }
       c.A->executor().visit([&](const auto& e) {
         kernels::amg::dense_matvec(e, c.A->rows(), coarse_inverse.data(), b.data(), x.data());
       });
@@ -565,8 +596,11 @@ HierarchySummary Hierarchy<T>::summary() const {
   for (int l = 0; l < num_levels(); ++l) {
     const LevelOperator<T>& A = *impl_->levels[l].A;
     LevelSummary ls;
-    ls.rows = A.rows();
-    ls.nnz = A.nnz();
+    // Over all processes for a distributed level (counted at its
+    // construction, so asking communicates nothing); the shortest and
+    // longest rows are this process's.
+    ls.rows = A.global_rows();
+    ls.nnz = A.global_nnz();
     ls.kind = A.kind();
     if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
       ls.row_block_size = bsr->matrix().row_block_size();
@@ -576,18 +610,18 @@ HierarchySummary Hierarchy<T>::summary() const {
       const auto [lo, hi] = A.row_nnz_range();
       ls.min_row_nnz = lo;
       ls.max_row_nnz = hi;
-      ls.mean_row_nnz = double(A.nnz()) / double(A.rows());
     }
+    if (ls.rows > 0) ls.mean_row_nnz = double(ls.nnz) / double(ls.rows);
     ls.coarsening_ratio =
-        l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, A.rows()));
+        l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, ls.rows));
     ls.solve_seconds = impl_->levels[l].seconds;
     ls.setup_seconds = impl_->levels[l].setup_seconds;
     if (l == 0) {
-      rows0 = double(A.rows());
-      nnz0 = double(A.nnz());
+      rows0 = double(ls.rows);
+      nnz0 = double(ls.nnz);
     }
-    rows_sum += double(A.rows());
-    nnz_sum += double(A.nnz());
+    rows_sum += double(ls.rows);
+    nnz_sum += double(ls.nnz);
     s.levels.push_back(ls);
   }
   s.operator_complexity = nnz0 > 0 ? nnz_sum / nnz0 : 0;

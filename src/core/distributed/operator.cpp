@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/distributed/communication.hpp"
+#include "strata/distributed/rows.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
 
 namespace strata {
@@ -64,18 +65,109 @@ size_type DistributedOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) co
 }
 
 template <class T>
-Array<T> DistributedOperator<T>::to_dense() const {
-  throw not_implemented(
-      "DistributedOperator::to_dense: a distributed level's direct solve needs its rows "
-      "gathered onto one process (agglomeration), which comes with distributed AMG");
+void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole) const {
+  const RowPartition& rows = A_->row_partition();
+  if (part.size() != rows.local_size() || whole.size() != rows.global_size()) {
+    throw dimension_mismatch("DistributedOperator::gather_all: part has " +
+                             std::to_string(part.size()) + " entries and whole " +
+                             std::to_string(whole.size()) + "; expected this process's " +
+                             std::to_string(rows.local_size()) + " and all " +
+                             std::to_string(rows.global_size()));
+  }
+  std::vector<std::size_t> bytes(static_cast<std::size_t>(rows.processes()));
+  for (int r = 0; r < rows.processes(); ++r) {
+    bytes[static_cast<std::size_t>(r)] = static_cast<std::size_t>(rows.local_size(r)) * sizeof(T);
+  }
+  const std::vector<T> mine = part.values().to_vector();
+  std::vector<T> all(static_cast<std::size_t>(rows.global_size()));
+  detail::allgatherv(A_->communicator(), mine.data(), mine.size() * sizeof(T), all.data(), bytes);
+  if (!all.empty()) {
+    copy_bytes(whole.data(), whole.executor(), all.data(), Executor::host(), all.size() * sizeof(T));
+  }
 }
+
+template <class T>
+Array<T> DistributedOperator<T>::to_dense() const {
+  const Communicator& comm = A_->communicator();
+  const size_type n = A_->global_rows(), m = A_->global_cols();
+  // Every process's entries as (row, column) ids and values, gathered on all.
+  const RowBlock<T> own = owned_rows(*A_);
+  const std::vector<offset_type> ptr = own.row_ptr.to_vector();
+  const std::vector<global_index> cols = own.cols.to_vector();
+  const std::vector<T> values = own.values.to_vector();
+  std::vector<global_index> rows_of(cols.size());
+  for (size_type i = 0; i < own.rows(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) rows_of[k] = global_row_begin() + i;
+  }
+  const size_type mine = static_cast<size_type>(cols.size());
+  std::vector<size_type> counts(static_cast<std::size_t>(comm.size()));
+  detail::allgather(comm, &mine, sizeof mine, counts.data());
+  size_type total = 0;
+  std::vector<std::size_t> id_bytes, value_bytes;
+  for (const size_type c : counts) {
+    total += c;
+    id_bytes.push_back(static_cast<std::size_t>(c) * sizeof(global_index));
+    value_bytes.push_back(static_cast<std::size_t>(c) * sizeof(T));
+  }
+  std::vector<global_index> all_rows(static_cast<std::size_t>(total)),
+      all_cols(static_cast<std::size_t>(total));
+  std::vector<T> all_values(static_cast<std::size_t>(total));
+  detail::allgatherv(comm, rows_of.data(), rows_of.size() * sizeof(global_index), all_rows.data(),
+                     id_bytes);
+  detail::allgatherv(comm, cols.data(), cols.size() * sizeof(global_index), all_cols.data(),
+                     id_bytes);
+  detail::allgatherv(comm, values.data(), values.size() * sizeof(T), all_values.data(),
+                     value_bytes);
+  std::vector<T> dense(static_cast<std::size_t>(n * m), T{0});
+  for (std::size_t k = 0; k < all_values.size(); ++k) {
+    dense[static_cast<std::size_t>(all_cols[k] * n + all_rows[k])] = all_values[k];
+  }
+  return Array<T>(executor(), dense);
+}
+
+namespace {
+
+/// R A P of distributed levels as R (A P), each product kept.
+template <class T>
+class DistributedGalerkin final : public CoarseProduct<T> {
+ public:
+  DistributedGalerkin(const DistributedCsrMatrix<T>& R, const DistributedCsrMatrix<T>& A,
+                      const DistributedCsrMatrix<T>& P)
+      : AP_(A, P), RAP_(R, *AP_.result()),
+        Ac_(std::make_shared<const DistributedOperator<T>>(
+            std::shared_ptr<const DistributedCsrMatrix<T>>(RAP_.result()))) {}
+
+  std::shared_ptr<const LevelOperator<T>> result() const override { return Ac_; }
+
+  void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                 const LevelOperator<T>& P) override {
+    const auto& a = matrix_of(A, "A");
+    AP_.recompute(a, matrix_of(P, "P"));
+    RAP_.recompute(matrix_of(R, "R"), *AP_.result());
+  }
+
+  static const DistributedCsrMatrix<T>& matrix_of(const LevelOperator<T>& op, const char* name) {
+    const auto* d = dynamic_cast<const DistributedOperator<T>*>(&op);
+    if (d == nullptr) {
+      throw invalid_argument(std::string("DistributedOperator::galerkin: ") + name + " is " +
+                             op.kind() +
+                             "; a distributed level multiplies with distributed R and P only");
+    }
+    return d->matrix();
+  }
+
+ private:
+  DistributedProduct<T> AP_, RAP_;
+  std::shared_ptr<const DistributedOperator<T>> Ac_;
+};
+
+}  // namespace
 
 template <class T>
 std::unique_ptr<CoarseProduct<T>> DistributedOperator<T>::galerkin(
     const LevelOperator<T>& R, const LevelOperator<T>& P) const {
-  throw not_implemented("DistributedOperator::galerkin: R A P of a distributed level (R is " +
-                        R.kind() + ", P is " + P.kind() +
-                        ") needs the off-process rows of P, which come with distributed AMG");
+  using G = DistributedGalerkin<T>;
+  return std::make_unique<G>(G::matrix_of(R, "R"), *A_, G::matrix_of(P, "P"));
 }
 
 template <class T>

@@ -380,6 +380,27 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   return DistributedCsrMatrix<T>(M.col_partition(), M.row_partition(), block);
 }
 
+template <class T>
+DistributedCsrMatrix<T> from_diagonal_block(RowPartition rows, RowPartition cols,
+                                            const CsrMatrix<T>& local) {
+  if (local.rows() != rows.local_size() || local.cols() != cols.local_size()) {
+    throw dimension_mismatch("from_diagonal_block: local is " + std::to_string(local.rows()) +
+                             " x " + std::to_string(local.cols()) + "; expected this process's " +
+                             std::to_string(rows.local_size()) + " rows x " +
+                             std::to_string(cols.local_size()) + " columns");
+  }
+  const Executor& exec = local.executor();
+  Array<global_index> global(exec, local.nnz());
+  exec.visit([&](const auto& e) {
+    kd::expand_columns(e, local.nnz(), local.col_idx().data(), cols.begin(),
+                       static_cast<std::int64_t>(cols.local_size()), nullptr, global.data());
+  });
+  const RowBlock<T> block{local.row_ptr().clone(), std::move(global), local.values().clone()};
+  return DistributedCsrMatrix<T>(std::move(rows), std::move(cols), block);
+}
+
+template DistributedCsrMatrix<double> from_diagonal_block(RowPartition, RowPartition,
+                                                          const CsrMatrix<double>&);
 template RowBlock<double> owned_rows(const DistributedCsrMatrix<double>&);
 template RowBlock<double> fetch_ghost_rows(const DistributedCsrMatrix<double>&, const HaloPlan&);
 template class DistributedProduct<double>;
