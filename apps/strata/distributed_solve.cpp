@@ -7,8 +7,10 @@
 //    rank 0 and its rows sent out (scatter_rows), as are --rhs and --x0.
 //  - The Krylov method runs on the DistributedOperator with a
 //    DistributedReduction for every sum, preconditioned by the Jacobi
-//    family or Chebyshev built with that reduction. What does not run
-//    distributed yet (AMG, ILU, Gauss-Seidel, ...) is refused by name.
+//    family, Chebyshev or AMG (aggregation; its levels distributed, its
+//    smoothers the Jacobi family or Chebyshev) built with that reduction.
+//    What does not run distributed yet (ILU, Gauss-Seidel, smoothed
+//    aggregation, ...) is refused by name.
 //  - Errors: every check of the settings is made by every process on the
 //    same settings, so all throw together; a step whose failure depends on
 //    the process (reading a file on rank 0, the GPU a rank gets) runs under
@@ -112,11 +114,32 @@ void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg
                           std::to_string(processes::size()) + ")";
   using P = config::PreconditionerType;
   const P type = cfg.preconditioner.type;
-  if (type != P::none && type != P::jacobi && type != P::l1jacobi && type != P::chebyshev) {
-    const bool given = o.given.count("preconditioner.type") > 0;
+  const auto given = [&](const char* path) {
+    return o.given.count(path) > 0 ? "" : " (the default)";
+  };
+  if (type != P::none && type != P::jacobi && type != P::l1jacobi && type != P::chebyshev &&
+      type != P::amg) {
     throw usage_error("--precond " + choice_of(cfg, "preconditioner.type") +
-                      (given ? "" : " (the default)") + why +
-                      "; expected --precond none, jacobi, l1jacobi or chebyshev, or one process");
+                      given("preconditioner.type") + why +
+                      "; expected --precond none, jacobi, l1jacobi, chebyshev or amg, or one "
+                      "process");
+  }
+  if (type == P::amg) {
+    using C = config::CoarseningType;
+    const C coarsening = cfg.preconditioner.amg.coarsening;
+    if (coarsening != C::aggregation) {
+      throw usage_error("--coarsening " + choice_of(cfg, "preconditioner.amg.coarsening") +
+                        given("preconditioner.amg.coarsening") + why +
+                        "; expected --coarsening aggregation, or one process");
+    }
+    using S = config::AmgSmootherType;
+    const S smoother = cfg.preconditioner.amg.smoother;
+    if (smoother != S::automatic && smoother != S::jacobi && smoother != S::l1jacobi &&
+        smoother != S::chebyshev) {
+      throw usage_error("--smoother " + choice_of(cfg, "preconditioner.amg.smoother") + why +
+                        "; expected --smoother auto, jacobi, l1jacobi or chebyshev, or one "
+                        "process");
+    }
   }
   const std::pair<bool, const char*> flags[] = {{o.resetup, "--resetup"},
                                                 {!o.null_space.empty(), "--null-space"},
@@ -221,7 +244,8 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   settle_settings(cfg, facts);
 
   const auto op = std::make_shared<const DistributedOperator<double>>(A);
-  const DistributedReduction<double> reduction(comm);
+  const auto shared_reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  const DistributedReduction<double>& reduction = *shared_reduction;
   const std::vector<long long> rows_per_process = processes::gather((long long)A->local_rows());
   const std::vector<long long> nnz_per_process = processes::gather((long long)A->local_nnz());
   const bool verbose = !c.json && o.print_every >= 0;
@@ -240,11 +264,8 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
 
   const auto setup_start = std::chrono::steady_clock::now();
   std::unique_ptr<LinearOperator<double>> M;
-  processes::agree([&] {
-    if (cfg.preconditioner.type != config::PreconditionerType::none) {
-      M = make_smoother<double>(op, config::preconditioner_smoother(cfg), reduction);
-    }
-  });
+  processes::agree([&] { M = config::make_preconditioner<double>(cfg, op, {}, shared_reduction); });
+  const auto* hierarchy = dynamic_cast<const amg::Hierarchy<double>*>(M.get());
   exec.synchronize();
   const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
 
@@ -318,6 +339,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                   {"setup_seconds_per_process", setup_per_process},
                   {"solve_seconds_per_process", solve_per_process},
                   {"residual_history", info.residual_history}});
+    if (hierarchy) add_hierarchy(j, hierarchy->summary(), cfg);
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -331,6 +353,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     std::printf("  per process: setup %.4f-%.4f s, solve %.4f-%.4f s\n",
                 smallest(setup_per_process), largest(setup_per_process),
                 smallest(solve_per_process), largest(solve_per_process));
+    if (hierarchy) std::printf("%s", amg::format_summary(hierarchy->summary()).c_str());
     if (!o.output.empty()) std::printf("  solution written to %s\n", o.output.c_str());
   }
   return info.converged() ? 0 : 3;

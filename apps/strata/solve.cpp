@@ -150,6 +150,31 @@ void check_writable(const std::string& path) {
   }
 }
 
+void add_hierarchy(nlohmann::ordered_json& j, const amg::HierarchySummary& summary,
+                   const config::SolverConfig& cfg) {
+  auto levels = nlohmann::ordered_json::array();
+  for (const auto& l : summary.levels) {
+    levels.push_back({{"rows", l.rows},
+                      {"nnz", l.nnz},
+                      {"min_row_nnz", l.min_row_nnz},
+                      {"mean_row_nnz", l.mean_row_nnz},
+                      {"max_row_nnz", l.max_row_nnz},
+                      {"coarsening_ratio", l.coarsening_ratio},
+                      {"kind", l.kind},
+                      {"block_size", {l.row_block_size, l.col_block_size}},
+                      {"setup_seconds", l.setup_seconds},
+                      {"solve_seconds", l.solve_seconds}});
+  }
+  j["amg"] = {{"coarsening", summary.coarsening},
+              {"cycle", choice_of(cfg, "preconditioner.amg.cycle")},
+              {"setup_stage_seconds", summary.setup_stage_seconds}};
+  j["levels"] = levels;
+  j["operator_complexity"] = summary.operator_complexity;
+  j["grid_complexity"] = summary.grid_complexity;
+  j["coarse_solver"] = summary.coarse_solver;
+  j["hierarchy_bytes"] = summary.setup_bytes;
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -467,29 +492,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
                   {"solve_seconds", solve_seconds},
                   {"seconds_per_iteration", per_iteration},
                   {"residual_history", info.residual_history}});
-    if (summary) {
-      json levels = json::array();
-      for (const auto& l : summary->levels) {
-        levels.push_back({{"rows", l.rows},
-                          {"nnz", l.nnz},
-                          {"min_row_nnz", l.min_row_nnz},
-                          {"mean_row_nnz", l.mean_row_nnz},
-                          {"max_row_nnz", l.max_row_nnz},
-                          {"coarsening_ratio", l.coarsening_ratio},
-                          {"kind", l.kind},
-                          {"block_size", {l.row_block_size, l.col_block_size}},
-                          {"setup_seconds", l.setup_seconds},
-                          {"solve_seconds", l.solve_seconds}});
-      }
-      j["amg"] = {{"coarsening", summary->coarsening},
-                  {"cycle", choice_of(cfg, "preconditioner.amg.cycle")},
-                  {"setup_stage_seconds", summary->setup_stage_seconds}};
-      j["levels"] = levels;
-      j["operator_complexity"] = summary->operator_complexity;
-      j["grid_complexity"] = summary->grid_complexity;
-      j["coarse_solver"] = summary->coarse_solver;
-      j["hierarchy_bytes"] = summary->setup_bytes;
-    }
+    if (summary) add_hierarchy(j, *summary, cfg);
     if (resetup_seconds >= 0) j["resetup_seconds"] = resetup_seconds;
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());

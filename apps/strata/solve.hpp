@@ -86,6 +86,11 @@ nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
                                           const std::string& preconditioner, const SolveInfo& info,
                                           double true_relative_residual);
 
+/// The JSON report's fields on an AMG hierarchy (levels, complexities,
+/// coarse solver, memory), shared by the serial and the distributed report.
+void add_hierarchy(nlohmann::ordered_json& report, const amg::HierarchySummary& summary,
+                   const config::SolverConfig& cfg);
+
 /// -o/--output is checked before anything is solved (io_error naming it
 /// when the file cannot be written there).
 void check_writable(const std::string& path);

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "strata/config/solver_config.hpp"
@@ -238,9 +238,9 @@ std::unique_ptr<amg::Coarsening<T>> make_coarsening(const SolverConfig& cfg,
 
 // The one place that constructs a hierarchy or a smoother from settings.
 template <class T>
-std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
-                                                       std::shared_ptr<const LevelOperator<T>> A,
-                                                       std::vector<Vector<T>> near_null_space) {
+std::unique_ptr<LinearOperator<T>> make_preconditioner(
+    const SolverConfig& cfg, std::shared_ptr<const LevelOperator<T>> A,
+    std::vector<Vector<T>> near_null_space, std::shared_ptr<const Reduction<T>> reduction) {
   if (!near_null_space.empty() && cfg.preconditioner.type != PreconditionerType::amg) {
     throw invalid_argument("config: a near-null space was given, but preconditioner.type is " +
                            format_value(find_parameter("preconditioner.type")->get(cfg)) +
@@ -253,7 +253,7 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
     case PreconditionerType::amg:
       return std::make_unique<amg::Hierarchy<T>>(
           A, make_coarsening<T>(cfg, std::move(near_null_space)),
-          hierarchy_params(cfg, A->executor()));
+          hierarchy_params(cfg, A->executor()), std::move(reduction));
     case PreconditionerType::jacobi:
     case PreconditionerType::l1jacobi:
     case PreconditionerType::chebyshev:
@@ -266,7 +266,8 @@ std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
     case PreconditionerType::multicolor_sgs:
     case PreconditionerType::two_stage_gs:
     case PreconditionerType::two_stage_sgs:
-      return make_smoother(A, preconditioner_smoother(cfg));
+      return reduction ? make_smoother(A, preconditioner_smoother(cfg), *reduction)
+                       : make_smoother(A, preconditioner_smoother(cfg));
   }
   throw invalid_argument("config: preconditioner.type holds " +
                          std::to_string(static_cast<int>(cfg.preconditioner.type)) +
@@ -294,19 +295,21 @@ std::string smoothers_in_use(const SolverConfig& cfg) {
 }
 
 /// Why an ILU setting (preconditioner.ilu.*) changes nothing, or "".
-std::string ilu_without_effect(const std::optional<SmootherParams>& running,
-                               std::string_view path, const std::string& in_use) {
+std::string ilu_without_effect(const std::optional<SmootherParams>& running, std::string_view path,
+                               const std::string& in_use) {
   const auto* p = running ? std::get_if<IluParams>(&*running) : nullptr;
   if (p == nullptr) {
     return "the ilu settings serve preconditioner.type or preconditioner.amg.smoother ilu0, iluk "
-           "or ilut; " + in_use;
+           "or ilut; " +
+           in_use;
   }
   using F = IluParams::Factorization;
   if (path == "preconditioner.ilu.level_of_fill" && p->factorization != F::iluk) {
     return "only ILU(k) has a level of fill; the ILU in use is " + smoother_name(*p);
   }
   if ((path == "preconditioner.ilu.drop_tolerance" ||
-       path == "preconditioner.ilu.max_fill_per_row") && p->factorization != F::ilut) {
+       path == "preconditioner.ilu.max_fill_per_row") &&
+      p->factorization != F::ilut) {
     return "only ILUT drops by size; the ILU in use is " + smoother_name(*p);
   }
   if (path == "preconditioner.ilu.triangular_sweeps" &&
@@ -454,8 +457,8 @@ std::shared_ptr<const LevelOperator<T>> level_operator(const SolverConfig& cfg,
   if (b == 1) return std::make_shared<const CsrOperator<T>>(std::move(A));
   if (A->rows() % b != 0 || A->cols() % b != 0) {
     throw invalid_argument("config: preconditioner.amg.smoothed_aggregation.block_size " +
-                           std::to_string(b) + " does not divide the " +
-                           std::to_string(A->rows()) + " x " + std::to_string(A->cols()) +
+                           std::to_string(b) + " does not divide the " + std::to_string(A->rows()) +
+                           " x " + std::to_string(A->cols()) +
                            " matrix; expected the number of unknowns per node (rows a multiple "
                            "of it)");
   }
@@ -544,7 +547,7 @@ bool resetup_preconditioner(LinearOperator<T>* preconditioner,
 }
 
 template bool resetup_preconditioner<double>(LinearOperator<double>*,
-                                            std::shared_ptr<const LevelOperator<double>>);
+                                             std::shared_ptr<const LevelOperator<double>>);
 template std::shared_ptr<const LevelOperator<double>> level_operator<double>(
     const SolverConfig&, std::shared_ptr<const CsrMatrix<double>>);
 template std::vector<Vector<double>> with_translations<double>(std::vector<Vector<double>>,
@@ -553,6 +556,7 @@ template std::vector<int> missing_translations<double>(const std::vector<Vector<
 template std::unique_ptr<amg::Coarsening<double>> make_coarsening<double>(
     const SolverConfig&, std::vector<Vector<double>>);
 template std::unique_ptr<LinearOperator<double>> make_preconditioner<double>(
-    const SolverConfig&, std::shared_ptr<const LevelOperator<double>>, std::vector<Vector<double>>);
+    const SolverConfig&, std::shared_ptr<const LevelOperator<double>>, std::vector<Vector<double>>,
+    std::shared_ptr<const Reduction<double>>);
 
 }  // namespace strata::config

@@ -5,7 +5,8 @@
 #                   run, one JSON object with the process count and rows per
 #                   process that add up to the rows, one text report
 #   matrix_market   a file read on rank 0 and scattered solves as serially
-#   refused         AMG (the default) and a missing file: every process
+#   amg             aggregation AMG with distributed levels
+#   refused         classical AMG (the default) and a missing file: every process
 #                   exits nonzero with the message, none hangs
 # Every command has a timeout: a process left waiting in a collective
 # fails the test instead of hanging it.
@@ -111,6 +112,30 @@ if(CASE STREQUAL "matches_serial")
   if(NOT text_all MATCHES "${NP} processes.*per process: [0-9]+-[0-9]+ rows.*halo exchange: host memory.*per process: setup")
     message(FATAL_ERROR "the report does not show the processes:\n${text_all}")
   endif()
+elseif(CASE STREQUAL "amg")
+  # Aggregation AMG with distributed levels: converges, reports its levels
+  # over all processes and the redundant coarse solve; aggregates stop at
+  # process boundaries, so the iterations may differ a little from serial.
+  set(solve solve poisson3d --n 16 --host --precond amg --coarsening aggregation --json)
+  run(serial ${solve})
+  expect_exit(serial 0)
+  run(dist MPI ${solve})
+  expect_exit(dist 0)
+  check_distributed_json(dist)
+  string(JSON serial_iterations GET "${serial_out}" iterations)
+  string(JSON iterations GET "${dist_out}" iterations)
+  string(JSON rows0 GET "${dist_out}" levels 0 rows)
+  string(JSON levels LENGTH "${dist_out}" levels)
+  string(JSON coarse GET "${dist_out}" coarse_solver)
+  math(EXPR most "${serial_iterations} + 3")
+  if(NOT rows0 EQUAL 4096 OR levels LESS 3 OR iterations GREATER most)
+    message(FATAL_ERROR "level 0 of ${rows0} rows, ${levels} levels, ${iterations} iterations "
+                        "(serial ${serial_iterations}):\n${dist_out}")
+  endif()
+  if(NP GREATER 1 AND NOT coarse MATCHES "on every process")
+    message(FATAL_ERROR "coarse solver '${coarse}':\n${dist_out}")
+  endif()
+  message(STATUS "${iterations} iterations on ${NP} processes, ${serial_iterations} on one")
 elseif(CASE STREQUAL "matrix_market")
   solve_serial_and_distributed(solve ${DATA}/kokkos/Laplace3D10.mtx --host --precond l1jacobi)
   string(JSON built GET "${dist_out}" matrix_built_by)
@@ -122,7 +147,7 @@ elseif(CASE STREQUAL "refused")
   # itself names only the first process that failed).
   # (A newline, not ";", between the commands: ";" would split the list.)
   set(each sh -c "\"$0\" \"$@\"\necho \"strata exit $? on rank $OMPI_COMM_WORLD_RANK\"" ${STRATA})
-  foreach(case "2;--precond amg \\(the default\\) does not run on several processes yet;solve;--n;8;--host"
+  foreach(case "2;--coarsening classical \\(the default\\) does not run on several processes yet;solve;--n;8;--host"
                "2;--precond ilu0 does not run on several processes yet;solve;--n;8;--host;--precond;ilu0"
                "2;--resetup does not run on several processes yet;solve;--n;8;--host;--precond;jacobi;--resetup"
                "1;cannot open;solve;${DATA}/no-such-file.mtx;--host;--precond;jacobi")

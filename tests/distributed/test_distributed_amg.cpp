@@ -60,8 +60,8 @@ Outcome solve_with_aggregation(std::shared_ptr<const LevelOperator<double>> A,
   // distributed one (not by sort/reduce, whose different order of sums
   // would break ties in the strength of the coarse levels differently).
   amg::Hierarchy<double> H(
-      A, amg::make_aggregation_coarsening<double>({.dimension = 3, .galerkin_by_spgemm = true}),
-      h, reduction);
+      A, amg::make_aggregation_coarsening<double>({.dimension = 3, .galerkin_by_spgemm = true}), h,
+      reduction);
   Vector<double> x(Executor::host(), b.size(), 0.0), r(Executor::host(), b.size());
   Outcome o;
   o.info = solve(KrylovMethod{Fcg{.params = to(1e-8)}}, *A, b, x, &H, *reduction);
@@ -81,7 +81,8 @@ TEST(DistributedAmg, AggregationKcycleConvergesLikeTheSerialHierarchy) {
       serial_A, std::make_shared<const Reduction<double>>(), block_of(whole), kcycle());
 
   const RowPartition part = RowPartition::uniform(comm, n * n * n);
-  auto A = std::make_shared<const DistributedOperator<double>>(gallery::poisson3d(part, host, n, n, n));
+  auto A =
+      std::make_shared<const DistributedOperator<double>>(gallery::poisson3d(part, host, n, n, n));
   auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
   const Outcome dist = solve_with_aggregation(A, reduction, block_of(part), kcycle());
 
@@ -117,7 +118,8 @@ TEST(DistributedAmg, VcyclePcgWithL1JacobiAndAnEmptyProcess) {
     offsets[std::size_t(r)] = comm.size() == 1 ? rows : rows * (r - 1) / (comm.size() - 1);
   }
   const RowPartition part(comm, offsets);
-  auto A = std::make_shared<const DistributedOperator<double>>(gallery::poisson2d(part, host, 30, 30));
+  auto A =
+      std::make_shared<const DistributedOperator<double>>(gallery::poisson2d(part, host, 30, 30));
   const DistributedReduction<double> reduction(comm);
   amg::HierarchyParams h;
   h.coarse_size = 40;
@@ -138,7 +140,8 @@ TEST(DistributedAmg, ResetupTakesNewValues) {
   const Executor host = Executor::host();
   const size_type n = 12;
   const RowPartition part = RowPartition::uniform(comm, n * n * n);
-  auto matrix = std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
+  auto matrix =
+      std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
   auto A = std::make_shared<const DistributedOperator<double>>(matrix);
   auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
   amg::Hierarchy<double> H(A, amg::make_aggregation_coarsening<double>({.dimension = 3}), kcycle(),

@@ -64,8 +64,8 @@ Entries gathered(const DistributedCsrMatrix<double>& M) {
   MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
   for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
   std::vector<double> all(static_cast<std::size_t>(displacements.back() + counts.back()));
-  MPI_Allgatherv(triples.data(), mine, MPI_DOUBLE, all.data(), counts.data(),
-                 displacements.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Allgatherv(triples.data(), mine, MPI_DOUBLE, all.data(), counts.data(), displacements.data(),
+                 MPI_DOUBLE, MPI_COMM_WORLD);
   Entries out;
   for (std::size_t k = 0; k < all.size(); k += 3) {
     const auto key = std::make_pair(global_index(all[k]), global_index(all[k + 1]));

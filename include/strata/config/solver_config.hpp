@@ -332,10 +332,14 @@ std::vector<int> missing_translations(const std::vector<Vector<T>>& B, int block
 /// (the strata program, the C API, Python). It shares ownership of A. A
 /// non-empty `near_null_space` goes to the coarsening (see make_coarsening);
 /// with a preconditioner other than AMG it is an invalid_argument.
+/// `reduction` combines the global sums of the hierarchy (K-cycles,
+/// spectral estimates) and of the smoothers' estimates: a
+/// DistributedReduction for a distributed A; null for one process.
 template <class T>
-std::unique_ptr<LinearOperator<T>> make_preconditioner(const SolverConfig& cfg,
-                                                       std::shared_ptr<const LevelOperator<T>> A,
-                                                       std::vector<Vector<T>> near_null_space = {});
+std::unique_ptr<LinearOperator<T>> make_preconditioner(
+    const SolverConfig& cfg, std::shared_ptr<const LevelOperator<T>> A,
+    std::vector<Vector<T>> near_null_space = {},
+    std::shared_ptr<const Reduction<T>> reduction = nullptr);
 
 /// The front ends' resetup rule, in one place: when `preconditioner` is an
 /// AMG hierarchy that kept its resetup data

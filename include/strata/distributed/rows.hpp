@@ -78,7 +78,8 @@ class DistributedProduct {
 
 /// C = X Y (a DistributedProduct's result, without its recompute plan).
 template <class T>
-DistributedCsrMatrix<T> multiply(const DistributedCsrMatrix<T>& X, const DistributedCsrMatrix<T>& Y);
+DistributedCsrMatrix<T> multiply(const DistributedCsrMatrix<T>& X,
+                                 const DistributedCsrMatrix<T>& Y);
 
 /// Collective. M^T: rows split like M's columns, columns like M's rows, on
 /// M's executor. In each row of M^T the entries from this process's

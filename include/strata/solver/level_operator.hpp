@@ -36,7 +36,6 @@
 
 namespace strata {
 
-
 template <class T>
 class LevelOperator;
 

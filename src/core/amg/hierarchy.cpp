@@ -637,7 +637,11 @@ std::string format_summary(const HierarchySummary& s) {
   out += line;
   // The kind column says where a blocked hierarchy keeps its blocks
   // ("BSR 3x3" fine, "BSR 6x6" coarse) and where a level is scalar ("CSR").
-  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio  kind       setup s";
+  // The column is as wide as its longest entry ("distributed CSR").
+  int kind_width = 8;
+  for (const auto& v : s.levels) kind_width = std::max(kind_width, int(v.kind.size()));
+  out += "  level       rows          nnz   nnz/row (min  mean   max)   ratio  " +
+         std::string("kind") + std::string(std::size_t(kind_width) - 4, ' ') + "   setup s";
   const bool timed = std::any_of(s.levels.begin(), s.levels.end(),
                                  [](const LevelSummary& l) { return l.solve_seconds > 0; });
   out += timed ? "   solve s\n" : "\n";
@@ -647,7 +651,7 @@ std::string format_summary(const HierarchySummary& s) {
                   (long long)v.rows, (long long)v.nnz, (long long)v.min_row_nnz, v.mean_row_nnz,
                   (long long)v.max_row_nnz, v.coarsening_ratio);
     out += line;
-    std::snprintf(line, sizeof line, "  %-8s  %8.4f", v.kind.c_str(), v.setup_seconds);
+    std::snprintf(line, sizeof line, "  %-*s  %8.4f", kind_width, v.kind.c_str(), v.setup_seconds);
     out += line;
     if (timed) {
       std::snprintf(line, sizeof line, "  %8.4f", v.solve_seconds);

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/distributed/communication.hpp"
-#include "strata/distributed/rows.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
+#include "strata/distributed/rows.hpp"
 
 namespace strata {
 
@@ -68,11 +68,10 @@ template <class T>
 void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole) const {
   const RowPartition& rows = A_->row_partition();
   if (part.size() != rows.local_size() || whole.size() != rows.global_size()) {
-    throw dimension_mismatch("DistributedOperator::gather_all: part has " +
-                             std::to_string(part.size()) + " entries and whole " +
-                             std::to_string(whole.size()) + "; expected this process's " +
-                             std::to_string(rows.local_size()) + " and all " +
-                             std::to_string(rows.global_size()));
+    throw dimension_mismatch(
+        "DistributedOperator::gather_all: part has " + std::to_string(part.size()) +
+        " entries and whole " + std::to_string(whole.size()) + "; expected this process's " +
+        std::to_string(rows.local_size()) + " and all " + std::to_string(rows.global_size()));
   }
   std::vector<std::size_t> bytes(static_cast<std::size_t>(rows.processes()));
   for (int r = 0; r < rows.processes(); ++r) {
@@ -82,7 +81,8 @@ void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole)
   std::vector<T> all(static_cast<std::size_t>(rows.global_size()));
   detail::allgatherv(A_->communicator(), mine.data(), mine.size() * sizeof(T), all.data(), bytes);
   if (!all.empty()) {
-    copy_bytes(whole.data(), whole.executor(), all.data(), Executor::host(), all.size() * sizeof(T));
+    copy_bytes(whole.data(), whole.executor(), all.data(), Executor::host(),
+               all.size() * sizeof(T));
   }
 }
 
@@ -133,7 +133,8 @@ class DistributedGalerkin final : public CoarseProduct<T> {
  public:
   DistributedGalerkin(const DistributedCsrMatrix<T>& R, const DistributedCsrMatrix<T>& A,
                       const DistributedCsrMatrix<T>& P)
-      : AP_(A, P), RAP_(R, *AP_.result()),
+      : AP_(A, P),
+        RAP_(R, *AP_.result()),
         Ac_(std::make_shared<const DistributedOperator<T>>(
             std::shared_ptr<const DistributedCsrMatrix<T>>(RAP_.result()))) {}
 

@@ -23,9 +23,9 @@ namespace kd = kernels::distributed;
 
 template <class T>
 kd::SplitRows<T> blocks_of(const DistributedCsrMatrix<T>& M) {
-  return {M.diag().row_ptr().data(),  M.diag().col_idx().data(), M.diag().values().data(),
-          M.offd().row_ptr().data(),  M.offd().col_idx().data(), M.offd().values().data(),
-          M.column_map().data(),      M.col_partition().begin()};
+  return {M.diag().row_ptr().data(), M.diag().col_idx().data(), M.diag().values().data(),
+          M.offd().row_ptr().data(), M.offd().col_idx().data(), M.offd().values().data(),
+          M.column_map().data(),     M.col_partition().begin()};
 }
 
 /// Rows `rows` of M (every owned row when null) with global columns, on M's
@@ -92,8 +92,8 @@ HostRows<T> exchange_rows(const Communicator& comm, const std::vector<HaloNeighb
   }
   for (const HaloNeighbour& n : to) {
     if (n.count == 0) continue;
-    messages.send(comm, send_lengths.data() + n.offset, bytes(n.count, sizeof(offset_type)),
-                  n.rank, detail::Tag::row_lengths);
+    messages.send(comm, send_lengths.data() + n.offset, bytes(n.count, sizeof(offset_type)), n.rank,
+                  detail::Tag::row_lengths);
   }
   messages.wait_all();
 
@@ -229,8 +229,8 @@ DistributedProduct<T>::DistributedProduct(const DistributedCsrMatrix<T>& X,
     : local_(std::make_unique<Local>()) {
   if (X.col_partition() != Y.row_partition()) {
     throw invalid_argument("DistributedProduct: X has " + std::to_string(X.global_cols()) +
-                           " columns (" + std::to_string(X.local_cols()) +
-                           " here) and Y " + std::to_string(Y.global_rows()) + " rows (" +
+                           " columns (" + std::to_string(X.local_cols()) + " here) and Y " +
+                           std::to_string(Y.global_rows()) + " rows (" +
                            std::to_string(Y.local_rows()) +
                            " here); expected X's columns split like Y's rows");
   }
@@ -289,21 +289,21 @@ template <class T>
 void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
                                       const DistributedCsrMatrix<T>& Y) {
   Local& L = *local_;
-  if (X.local_nnz() != L.x_nnz || Y.local_nnz() != L.y_nnz ||
-      X.local_rows() != L.X_ext.rows() || Y.local_cols() != L.own_count) {
+  if (X.local_nnz() != L.x_nnz || Y.local_nnz() != L.y_nnz || X.local_rows() != L.X_ext.rows() ||
+      Y.local_cols() != L.own_count) {
     throw invalid_argument(
         "DistributedProduct::recompute: X or Y does not have the pattern of construction (X has " +
-        std::to_string(X.local_nnz()) + " local entries, was " + std::to_string(L.x_nnz) +
-        "; Y " + std::to_string(Y.local_nnz()) + ", was " + std::to_string(L.y_nnz) + ")");
+        std::to_string(X.local_nnz()) + " local entries, was " + std::to_string(L.x_nnz) + "; Y " +
+        std::to_string(Y.local_nnz()) + ", was " + std::to_string(L.y_nnz) + ")");
   }
   const Executor& exec = X.executor();
   L.fill_x(X, false);
   RowBlock<T> rows = Local::rows_of_y(X, Y);
   if (rows.values.size() != L.Y_ext.nnz()) {
-    throw invalid_argument(
-        "DistributedProduct::recompute: the rows of Y that X reaches hold " +
-        std::to_string(rows.values.size()) + " entries, " + std::to_string(L.Y_ext.nnz()) +
-        " at construction; expected the pattern of construction");
+    throw invalid_argument("DistributedProduct::recompute: the rows of Y that X reaches hold " +
+                           std::to_string(rows.values.size()) + " entries, " +
+                           std::to_string(L.Y_ext.nnz()) +
+                           " at construction; expected the pattern of construction");
   }
   L.Y_ext.values() = std::move(rows.values);
   L.product->recompute(L.X_ext, L.Y_ext);
@@ -313,9 +313,9 @@ void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
   DistributedCsrMatrix<T>& target = *C_;
   Array<index_type> diag_col(exec, target.diag().nnz());
   Array<global_index> offd_global(exec, target.offd().nnz());
-  const kd::SplitTarget<T> split{target.diag().row_ptr().data(), diag_col.data(),
-                                 target.diag_values().data(),   target.offd().row_ptr().data(),
-                                 offd_global.data(),            target.offd_values().data()};
+  const kd::SplitTarget<T> split{
+      target.diag().row_ptr().data(), diag_col.data(),    target.diag_values().data(),
+      target.offd().row_ptr().data(), offd_global.data(), target.offd_values().data()};
   exec.visit([&](const auto& e) {
     kd::split_rows(e, C.rows(), C.row_ptr().data(), L.c_cols.data(), C.values().data(),
                    target.col_partition().begin(), target.col_partition().end(), split);
@@ -363,8 +363,7 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   Array<index_type> own_keys(exec, D.nnz()), received_keys(exec, received.nnz());
   exec.visit([&](const auto& e) {
     kd::row_keys(e, n, D.row_ptr().data(), nullptr, own_keys.data());
-    kd::row_keys(e, received.rows(), received.row_ptr.data(), targets.data(),
-                 received_keys.data());
+    kd::row_keys(e, received.rows(), received.row_ptr.data(), targets.data(), received_keys.data());
   });
   Array<index_type> keys = concatenate(own_keys, received_keys);
   Array<index_type> keys_for_values = keys.clone();

@@ -58,7 +58,6 @@ void locate_sorted(const Exec& exec, size_type n, const std::int64_t* ids, const
 template <class Exec>
 void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t* out);
 
-
 // ------------------------------------------------- rows across processes
 // (strata/distributed/rows.hpp: fetching other processes' rows, the
 // distributed sparse product and transpose).
@@ -89,9 +88,8 @@ void row_lengths(const Exec& exec, size_type count, const index_type* rows, Spli
 /// block's entries first, then the off-diagonal block's, each in stored
 /// order (so the copy is the same on every executor).
 template <class Exec, class T>
-void gather_global_rows(const Exec& exec, size_type count, const index_type* rows,
-                        SplitRows<T> m, const offset_type* out_ptr, std::int64_t* out_col,
-                        T* out_val);
+void gather_global_rows(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
+                        const offset_type* out_ptr, std::int64_t* out_col, T* out_val);
 
 /// The two blocks side by side as one local CSR matrix [diag | offd]: the
 /// off-diagonal block's column c becomes diag_cols + c. out_ptr[i] =
@@ -115,9 +113,9 @@ void shift_offsets(const Exec& exec, size_type n, const offset_type* in, offset_
 /// [own_begin, own_begin + own_count)) as id - own_begin, another as
 /// own_count + its position in the sorted, distinct foreign[0..foreign_size).
 template <class Exec>
-void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids,
-                     std::int64_t own_begin, std::int64_t own_count, const std::int64_t* foreign,
-                     size_type foreign_size, index_type* out);
+void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids, std::int64_t own_begin,
+                     std::int64_t own_count, const std::int64_t* foreign, size_type foreign_size,
+                     index_type* out);
 /// The inverse of compact_columns (also: local columns below own_count
 /// widened to global ids, with foreign unused).
 template <class Exec>
@@ -134,7 +132,7 @@ void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const i
 /// row_ptr[i] = the first position whose key is >= i, for i <= rows, in
 /// keys[0..n) sorted ascending: the row pointers of entries sorted by row.
 template <class Exec>
-void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys,
-                              size_type n, offset_type* row_ptr);
+void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys, size_type n,
+                              offset_type* row_ptr);
 
 }  // namespace strata::kernels::distributed

@@ -86,7 +86,6 @@ void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::i
   parallel_for(exec, n, [=] STRATA_HD(size_type k) { out[k] = cols[k]; });
 }
 
-
 template <class Exec, class T>
 void row_lengths(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
                  offset_type* lengths) {
@@ -101,9 +100,8 @@ void row_lengths(const Exec& exec, size_type count, const index_type* rows, Spli
 }
 
 template <class Exec, class T>
-void gather_global_rows(const Exec& exec, size_type count, const index_type* rows,
-                        SplitRows<T> m, const offset_type* out_ptr, std::int64_t* out_col,
-                        T* out_val) {
+void gather_global_rows(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
+                        const offset_type* out_ptr, std::int64_t* out_col, T* out_val) {
   parallel_for(exec, count, [=] STRATA_HD(size_type k) {
     const size_type i = rows ? rows[k] : k;
     offset_type o = out_ptr[k];
@@ -148,9 +146,9 @@ void shift_offsets(const Exec& exec, size_type n, const offset_type* in, offset_
 }
 
 template <class Exec>
-void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids,
-                     std::int64_t own_begin, std::int64_t own_count, const std::int64_t* foreign,
-                     size_type foreign_size, index_type* out) {
+void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids, std::int64_t own_begin,
+                     std::int64_t own_count, const std::int64_t* foreign, size_type foreign_size,
+                     index_type* out) {
   parallel_for(exec, n, [=] STRATA_HD(size_type k) {
     const std::int64_t id = ids[k];
     if (id >= own_begin && id < own_begin + own_count) {
@@ -189,8 +187,8 @@ void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const i
 }
 
 template <class Exec>
-void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys,
-                              size_type n, offset_type* row_ptr) {
+void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys, size_type n,
+                              offset_type* row_ptr) {
   parallel_for(exec, rows + 1, [=] STRATA_HD(size_type i) {
     size_type lo = 0, hi = n;
     while (lo < hi) {
