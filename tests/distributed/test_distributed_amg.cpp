@@ -168,5 +168,41 @@ TEST(DistributedAmg, ResetupTakesNewValues) {
   EXPECT_NEAR(double(second.iterations), double(first.iterations), 1.0);
 }
 
+
+/// The device builds the hierarchy the host builds (aggregation and the
+/// products are bit-identical by design) and the K-cycle FCG takes the
+/// host's iterations, with the halo and the rows of P and A P moved from
+/// device memory.
+TEST(DistributedDevice, AggregationAmgMatchesTheHostRun) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const Communicator comm = world();
+  const Executor host = Executor::host(), dev = Executor::cuda();
+  const size_type n = 20;
+  const RowPartition part = RowPartition::uniform(comm, n * n * n);
+  auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  const auto run = [&](const Executor& exec) {
+    auto A = std::make_shared<const DistributedOperator<double>>(
+        gallery::poisson3d(part, exec, n, n, n));
+    amg::Hierarchy<double> H(A, amg::make_aggregation_coarsening<double>({.dimension = 3}),
+                             kcycle(), reduction);
+    const Vector<double> b = block_of(part).to(exec);
+    Vector<double> x(exec, b.size(), 0.0), r(exec, b.size());
+    Outcome o;
+    o.info = solve(KrylovMethod{Fcg{.params = to(1e-8)}}, *A, b, x, &H, *reduction);
+    A->residual(b, x, r);
+    o.true_relative_residual = reduction->norm2(r) / reduction->norm2(b);
+    o.summary = H.summary();
+    return o;
+  };
+  const Outcome on_host = run(host), on_device = run(dev);
+  EXPECT_TRUE(on_device.info.converged()) << to_string(on_device.info.status);
+  EXPECT_LE(on_device.true_relative_residual, 1e-8);
+  EXPECT_EQ(on_device.info.iterations, on_host.info.iterations);
+  ASSERT_EQ(on_device.summary.levels.size(), on_host.summary.levels.size());
+  for (std::size_t l = 0; l < on_host.summary.levels.size(); ++l) {
+    EXPECT_EQ(on_device.summary.levels[l].nnz, on_host.summary.levels[l].nnz) << "level " << l;
+  }
+}
+
 }  // namespace
 }  // namespace strata
