@@ -1,0 +1,253 @@
+// Distributed AMG benchmark (issues 17 and 19): AMG-preconditioned Krylov
+// solves of the 7-point Laplacian over MPI processes, one GPU per process
+// (process r takes GPU r mod the GPUs it sees) or the host.
+//
+//   mpirun -np P strata_bench_distributed [--weak N | --strong N] [--config NAME]...
+//                                         [--repeat R] [--host] [--serial]
+//
+//   --weak N     N^3 unknowns per process: the grid N x N x (N P), each
+//                process a slab of N planes (the default, N = 256 on a GPU,
+//                48 on the host)
+//   --strong N   the grid N^3 split over the processes
+//   --config     aggregation (K-cycle FCG, the aggregation paper's method)
+//                and/or classical (PMIS + ext+i, l1-Jacobi V-cycle PCG);
+//                default both
+//   --serial     also solve the same problem with the serial hierarchy on
+//                one process (P = 1 only): the cost of the distributed code
+//                path on one process
+//
+// Times: setup is the best of R setups after a warm-up, the solve the best
+// of two after a warm-up solve; each is taken between barriers, so it is
+// the slowest process's. Right-hand side ones, x0 = 0, relative tolerance
+// 1e-8 on the true residual ||b - A x|| / ||b||. Rank 0 prints one line per
+// configuration:
+//   DIST config processes rows rows_per_process setup S solve S iterations N levels L
+// which scripts/multi-gpu-check gathers into the scaling tables.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/amg/aggregation.hpp"
+#include "strata/amg/classical.hpp"
+#include "strata/distributed/gallery.hpp"
+#include "strata/distributed/mpi.hpp"
+#include "strata/distributed/operator.hpp"
+#include "strata/distributed/reduction.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/solver/krylov.hpp"
+
+namespace {
+
+using namespace strata;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  bool weak = true;
+  size_type n = 0;
+  std::vector<std::string> configs;
+  int repeat = 2;
+  bool host = false;
+  bool serial = false;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "strata_bench_distributed: %s\nusage: strata_bench_distributed [--weak N | "
+               "--strong N] [--config aggregation|classical]... [--repeat R] [--host] "
+               "[--serial]\n",
+               why.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    const auto positive = [&](const std::string& v) {
+      char* end = nullptr;
+      const long long x = std::strtoll(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != '\0' || x < 1) {
+        usage(a + " " + v + ": expected an integer >= 1");
+      }
+      return x;
+    };
+    if (a == "--weak" || a == "--strong") {
+      o.weak = a == "--weak";
+      o.n = positive(value());
+    } else if (a == "--config") {
+      const std::string c = value();
+      if (c != "aggregation" && c != "classical") {
+        usage("--config " + c + ": expected aggregation or classical");
+      }
+      o.configs.push_back(c);
+    } else if (a == "--repeat") {
+      o.repeat = static_cast<int>(positive(value()));
+    } else if (a == "--host") {
+      o.host = true;
+    } else if (a == "--serial") {
+      o.serial = true;
+    } else {
+      usage("unknown argument " + a);
+    }
+  }
+  if (o.configs.empty()) o.configs = {"aggregation", "classical"};
+  return o;
+}
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Seconds of f on the slowest process: between two barriers, after the
+/// executor's work is done.
+template <class F>
+double timed(const Communicator& comm, const Executor& exec, F&& f) {
+  exec.synchronize();
+  comm.barrier();
+  const auto t0 = Clock::now();
+  f();
+  exec.synchronize();
+  comm.barrier();
+  return seconds_since(t0);
+}
+
+struct Config {
+  std::string name;
+  std::function<std::unique_ptr<amg::Coarsening<double>>()> coarsening;
+  amg::HierarchyParams params;
+  KrylovMethod method;
+};
+
+Config make_config(const std::string& name) {
+  KrylovParams k;
+  k.relative_tolerance = 1e-8;
+  k.max_iterations = 500;
+  if (name == "aggregation") {
+    amg::HierarchyParams h;
+    h.cycle = amg::CycleType::K;
+    h.smoother = JacobiParams{.estimate_omega = true};
+    return {name, [] { return amg::make_aggregation_coarsening<double>({.dimension = 3}); }, h,
+            KrylovMethod{Fcg{.params = k}}};
+  }
+  amg::HierarchyParams h;
+  h.smoother = L1JacobiParams{};
+  return {name, [] { return amg::make_classical_coarsening<double>({}); }, h,
+          KrylovMethod{Cg{.params = k}}};
+}
+
+struct Row {
+  double setup = std::numeric_limits<double>::infinity();
+  double solve = std::numeric_limits<double>::infinity();
+  int iterations = 0, levels = 0;
+  bool converged = false;
+  double relative_residual = 0;
+};
+
+/// Setups and solves of `config` on the operator A (serial or distributed).
+Row run(const Communicator& comm, const Config& config,
+        std::shared_ptr<const LevelOperator<double>> A,
+        std::shared_ptr<const Reduction<double>> reduction, int repeat) {
+  const Executor& exec = A->executor();
+  Row row;
+  std::unique_ptr<amg::Hierarchy<double>> H;
+  for (int rep = 0; rep <= repeat; ++rep) {
+    H.reset();
+    const double t = timed(comm, exec, [&] {
+      H = std::make_unique<amg::Hierarchy<double>>(A, config.coarsening(), config.params,
+                                                   reduction);
+    });
+    if (rep > 0) row.setup = std::min(row.setup, t);
+  }
+  row.levels = H->num_levels();
+  const Vector<double> b(exec, A->rows(), 1.0);
+  Vector<double> x(exec, A->rows()), r(exec, A->rows());
+  for (int rep = 0; rep < 3; ++rep) {
+    x.fill(0.0);
+    SolveInfo info;
+    const double t =
+        timed(comm, exec, [&] { info = solve(config.method, *A, b, x, H.get(), *reduction); });
+    if (rep > 0) row.solve = std::min(row.solve, t);
+    row.iterations = info.iterations;
+    row.converged = info.converged();
+  }
+  A->residual(b, x, r);
+  row.relative_residual = reduction->norm2(r) / reduction->norm2(b);
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  {
+    const Communicator comm = make_communicator(MPI_COMM_WORLD);
+    const Options o = parse(argc, argv);
+    const int P = comm.size();
+    const bool root = comm.rank() == 0;
+    Executor exec = Executor::host();
+    if (!o.host) {
+      if (!cuda_available()) usage("no CUDA device (give --host for the host)");
+      exec = Executor::cuda(comm.rank() % cuda_device_count());
+    }
+    const size_type n = o.n > 0 ? o.n : (o.host ? 48 : 256);
+    const size_type nx = n, ny = n, nz = o.weak ? n * P : n;
+    const size_type rows = nx * ny * nz;
+    const RowPartition part = RowPartition::uniform(comm, rows);
+    auto A = std::make_shared<const DistributedOperator<double>>(
+        gallery::poisson3d(part, exec, nx, ny, nz));
+    auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+    if (root) {
+      std::printf("# 7-point Laplacian %lld x %lld x %lld (%s), %d processes on %s, halo: %s\n",
+                  (long long)nx, (long long)ny, (long long)nz, o.weak ? "weak" : "strong", P,
+                  exec.name().c_str(), A->matrix().halo_transfer());
+    }
+    for (const std::string& name : o.configs) {
+      const Config config = make_config(name);
+      const auto print = [&](const char* path, const Row& row) {
+        if (!root) return;
+        std::printf(
+            "DIST %-12s %-12s processes %d rows %lld rows_per_process %lld setup %.4f s solve "
+            "%.4f s iterations %d levels %d converged %d relres %.2e\n",
+            name.c_str(), path, P, (long long)rows, (long long)(rows / P), row.setup, row.solve,
+            row.iterations, row.levels, int(row.converged), row.relative_residual);
+        std::fflush(stdout);
+      };
+      Row row;
+      try {
+        row = run(comm, config, A, reduction, o.repeat);
+      } catch (const std::exception& e) {
+        // Thrown alike on every process (the same settings and sizes).
+        if (root)
+          std::printf("DIST %-12s distributed  not available: %s\n", name.c_str(), e.what());
+        continue;
+      }
+      if (!row.converged) status = 3;
+      print("distributed", row);
+      if (o.serial && P == 1) {
+        auto serial =
+            std::make_shared<const CsrOperator<double>>(gallery::poisson3d(exec, nx, ny, nz));
+        row = run(comm, config, serial, std::make_shared<const Reduction<double>>(), o.repeat);
+        if (!row.converged) status = 3;
+        print("serial", row);
+      }
+    }
+  }
+  MPI_Finalize();
+  return status;
+}
