@@ -1,0 +1,123 @@
+#pragma once
+// Internal to classical coarsening: one interpolation stage (its roles, its
+// untruncated operator, the truncation's choice) and the function that
+// builds it, shared by the serial coarsening (classical.cpp) and the
+// distributed one (distributed_classical.cpp), which runs the same stage on
+// each process's extended local problem so that both compute P the same way.
+
+#include <optional>
+
+#include "core/amg/stage_timer.hpp"
+#include "kernels/amg/classical_kernels.hpp"
+#include "strata/amg/classical.hpp"
+#include "strata/matrix/spgemm.hpp"
+
+namespace strata::amg::detail {
+
+namespace ck = kernels::classical;
+
+inline ck::MmVariant mm_variant(Interpolation kind) {
+  switch (kind) {
+    case Interpolation::mm_ext:
+      return ck::MmVariant::ext;
+    case Interpolation::mm_ext_i:
+      return ck::MmVariant::ext_i;
+    case Interpolation::mm_ext_e:
+      return ck::MmVariant::ext_e;
+    case Interpolation::direct:
+      break;
+  }
+  return ck::MmVariant::ext;
+}
+
+/// One interpolation operator of a level (P, or P1 or P2 of two-stage
+/// interpolation), kept for refresh: its roles, its untruncated form, and
+/// which entries truncation kept.
+template <class T>
+struct InterpolationStage {
+  Interpolation kind = Interpolation::mm_ext_i;
+  Array<std::int32_t> role;
+  Array<index_type> cmap, dmap;
+  size_type nc = 0, nd = 0;
+  std::optional<ck::MmOperands<T>> operands;
+  std::optional<SparseProduct<CsrMatrix<T>>> product;  // MM: untruncated = AFF AFC
+  CsrMatrix<T> direct;                                 // direct: untruncated
+  bool truncated = false;
+  Array<offset_type> source;
+  bool sorted_rows = false;
+
+  const CsrMatrix<T>& untruncated() const { return product ? product->result() : direct; }
+
+  ck::InterpolationInput<T> input(const CsrMatrix<T>& A, const Array<std::uint8_t>& strong) const {
+    ck::InterpolationInput<T> in;
+    in.n = A.rows();
+    in.nnz = A.nnz();
+    in.row_ptr = A.row_ptr().data();
+    in.col_idx = A.col_idx().data();
+    in.values = A.values().data();
+    in.strong = strong.data();
+    in.role = role.data();
+    in.cmap = cmap.data();
+    in.dmap = dmap.data();
+    in.nc = nc;
+    in.nd = nd;
+    in.sorted_rows = sorted_rows;
+    return in;
+  }
+};
+
+/// Truncates P (or copies it when truncation is off), remembering the choice.
+template <class T>
+CsrMatrix<T> truncate(const CsrMatrix<T>& P, int max_elements, double factor, bool& truncated,
+                      Array<offset_type>& source) {
+  truncated = max_elements > 0 || factor > 0;
+  if (!truncated) return P.clone();
+  return P.executor().visit(
+      [&](const auto& e) { return ck::truncate(e, P, max_elements, factor, source); });
+}
+
+/// New values of a truncate() result for new values of P.
+template <class T>
+void truncated_values(const CsrMatrix<T>& P, bool truncated, const Array<offset_type>& source,
+                      CsrMatrix<T>& result) {
+  if (!truncated) {
+    copy(P.values(), result.values());
+    return;
+  }
+  P.executor().visit([&](const auto& e) { ck::truncated_values(e, P, source.data(), result); });
+}
+
+/// Builds the stage's untruncated operator and returns it truncated. With
+/// `parts`, the parts' times are added there.
+template <class T>
+CsrMatrix<T> build(InterpolationStage<T>& s, const CsrMatrix<T>& A,
+                   const Array<std::uint8_t>& strong, int max_elements, double factor,
+                   StageTimes* parts) {
+  const Executor& exec = A.executor();
+  StageTimes unused;
+  StageTimes& times = parts ? *parts : unused;
+  if (s.kind == Interpolation::mm_ext_i) {
+    s.sorted_rows = exec.visit([&](const auto& e) {
+      return ck::rows_sorted(e, A.rows(), A.row_ptr().data(), A.col_idx().data());
+    });
+  }
+  const auto in = s.input(A, strong);
+  {
+    PartTimer t(parts != nullptr, exec, times, "interpolation: operands");
+    exec.visit([&](const auto& e) {
+      if (s.kind == Interpolation::direct) {
+        s.direct = ck::direct_interpolation(e, in);
+      } else {
+        s.operands = ck::mm_operands(e, in, mm_variant(s.kind));
+      }
+    });
+  }
+  if (s.operands) {
+    PartTimer t(parts != nullptr, exec, times, "interpolation: product");
+    s.product.emplace(s.operands->AFF, s.operands->AFC);
+  }
+  PartTimer t(parts != nullptr, exec, times, "interpolation: truncation");
+  return truncate(s.untruncated(), max_elements, factor, s.truncated, s.source);
+}
+
+}  // namespace strata::amg::detail
