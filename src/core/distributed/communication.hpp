@@ -30,6 +30,9 @@ enum class Tag : int {
   row_lengths = 105,
   row_columns = 106,
   row_values = 107,
+  /// Ghost values sent back to their owners (distributed PMIS's influence
+  /// counts and candidate flags).
+  halo_reverse = 108,
 };
 
 /// recv[r * bytes .. (r + 1) * bytes) = the `bytes` bytes that process r

@@ -2,6 +2,7 @@
 
 #include "strata/distributed/halo.hpp"
 
+#include <cstdint>
 #include <exception>
 #include <string>
 
@@ -212,5 +213,9 @@ const Vector<T>& HaloExchange<T>::finish() {
 }
 
 template class HaloExchange<double>;
+// Distributed classical coarsening exchanges PMIS candidate flags and the
+// global coarse ids of C points (-1 for F points).
+template class HaloExchange<std::int32_t>;
+template class HaloExchange<std::int64_t>;
 
 }  // namespace strata
