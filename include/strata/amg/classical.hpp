@@ -115,6 +115,17 @@ void validate(const ClassicalParams& params);
 
 /// The coarsening for amg::Hierarchy. Validates `params` (invalid_argument).
 /// Stage times go to "strength", "splitting" and "interpolation".
+///
+/// Handed a DistributedOperator (strata/distributed/operator.hpp), it
+/// coarsens across processes (collective) and returns P and R as
+/// DistributedOperators: P's rows split like A's, its columns by the coarse
+/// partition (each process's C points, in rank order). The splitting and P
+/// are those of the serial coarsening of the whole matrix, whatever the
+/// number of processes: PMIS hashes the global row index and exchanges the
+/// ghosts' states every round, and each process interpolates its rows from
+/// its own and its ghosts' rows (fetched). Not on distributed levels:
+/// aggressive coarsening (not_implemented naming aggressive_levels) and
+/// refresh() (not_implemented).
 template <class T>
 std::unique_ptr<Coarsening<T>> make_classical_coarsening(const ClassicalParams& params);
 
@@ -123,7 +134,8 @@ std::unique_ptr<Coarsening<T>> make_classical_coarsening(const ClassicalParams& 
 /// F points, one entry per row of that level's matrix, on its executor. For
 /// an aggressive level it is the final splitting (C = points kept by both
 /// passes). Throws invalid_argument for another coarsening or a level it
-/// has not coarsened. For tests and diagnostics.
+/// has not coarsened. On a distributed level: this process's rows (possibly
+/// none). For tests and diagnostics.
 template <class T>
 const Array<std::int32_t>& classical_splitting(const Coarsening<T>& coarsening, int level);
 

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "core/amg/classical_internal.hpp"
+#include "core/amg/distributed_classical.hpp"
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/classical_kernels.hpp"
 #include "kernels/base/random.hpp"
+#include "strata/distributed/operator.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
 
@@ -160,7 +162,8 @@ struct LevelState {
   Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
   // P and R, shared with the hierarchy's Transfer: refresh writes their values.
   std::shared_ptr<CsrMatrix<T>> P, R;
-  bool released = false;        // release_refresh_data() ran: refresh is impossible
+  bool released = false;     // release_refresh_data() ran: refresh is impossible
+  bool distributed = false;  // a DistributedOperator level: cf holds the owned rows' part
 };
 
 template <class T>
@@ -170,11 +173,14 @@ class ClassicalCoarsening final : public Coarsening<T> {
 
   std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
                                      StageTimes& times) override {
-    const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     require(level >= 0, "classical coarsening: level must be >= 0, got " + std::to_string(level));
     if (levels_.size() <= static_cast<std::size_t>(level)) levels_.resize(level + 1);
     LevelState<T>& L = levels_[level];
     L = LevelState<T>{};
+    if (const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A)) {
+      return coarsen_distributed(distributed->matrix(), level, L, times);
+    }
+    const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     const Executor& exec = A.executor();
     const size_type n = A.rows();
     if (n == 0) return std::nullopt;
@@ -214,11 +220,16 @@ class ClassicalCoarsening final : public Coarsening<T> {
   void refresh(const LevelOperator<T>& level_A, int level, Transfer<T>& transfer,
                StageTimes& times) override {
     (void)transfer;  // its operators share L.P and L.R, written here
-    const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     require(level >= 0 && static_cast<std::size_t>(level) < levels_.size(),
             "classical coarsening: refresh of level " + std::to_string(level) +
                 ", which was not coarsened");
     LevelState<T>& L = levels_[level];
+    if (L.distributed) {
+      throw not_implemented("classical coarsening: value-only refresh of distributed level " +
+                            std::to_string(level) +
+                            " is not implemented; set the hierarchy up again instead");
+    }
+    const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     require(!L.released, "classical coarsening: refresh of level " + std::to_string(level) +
                              " after its refresh data was released (keep_resetup_data = false)");
     require(L.strong.size() == A.nnz(), "classical coarsening: refresh of level " +
@@ -251,6 +262,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
       kept.cf = std::move(L.cf);
       kept.splitting = std::move(L.splitting);
       kept.aggressive = L.aggressive;
+      kept.distributed = L.distributed;
       kept.released = true;
       L = std::move(kept);
     }
@@ -267,8 +279,9 @@ class ClassicalCoarsening final : public Coarsening<T> {
   }
 
   const Array<std::int32_t>& splitting(int level) const {
+    // A distributed level's part may be empty (a process without rows).
     require(level >= 0 && static_cast<std::size_t>(level) < levels_.size() &&
-                !levels_[level].cf.empty(),
+                (levels_[level].distributed || !levels_[level].cf.empty()),
             "classical_splitting: level " + std::to_string(level) + " was not coarsened");
     const LevelState<T>& L = levels_[level];
     return L.aggressive && !L.splitting.empty() ? L.splitting : L.cf;
@@ -276,6 +289,19 @@ class ClassicalCoarsening final : public Coarsening<T> {
 
  private:
   StageTimes* parts(StageTimes& times) const { return p_.profile_stages ? &times : nullptr; }
+
+  /// A distributed level (collective): the same stages across processes
+  /// (distributed_classical.cpp), P and R as distributed operators.
+  std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
+                                                 LevelState<T>& L, StageTimes& times) {
+    L.distributed = true;
+    detail::DistributedClassicalLevel<T> result = detail::distributed_classical_level(
+        A, p_, pass_seed(p_.seed, level, 0), level < p_.aggressive_levels, times);
+    L.cf = std::move(result.splitting);
+    if (!result.P) return std::nullopt;
+    return Transfer<T>{std::make_shared<const DistributedOperator<T>>(std::move(result.P)),
+                       std::make_shared<const DistributedOperator<T>>(std::move(result.R))};
+  }
 
   static void one_stage_roles(InterpolationStage<T>& s, const Array<std::int32_t>& cf,
                               Array<index_type> cmap, size_type nc, Interpolation kind) {

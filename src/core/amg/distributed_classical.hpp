@@ -1,0 +1,50 @@
+#pragma once
+// Internal to classical coarsening: one level of it on a distributed matrix
+// (distributed_classical.cpp). classical.cpp's coarsening calls it when its
+// level is a DistributedOperator; the stages are the serial ones, and each
+// gives what the serial stage gives on the whole matrix:
+//
+//  1. strength of this process's rows, both blocks at once (the serial
+//     kernel on the rows with local columns: owned, then ghosts);
+//  2. PMIS with weights hashed from the global row index, the ghosts'
+//     weights and candidacies exchanged every round, so the splitting is the
+//     serial one whatever the number of processes;
+//  3. the coarse partition (an exclusive scan of the processes' C counts)
+//     and the coarse ids of the ghosts' and distance-two points;
+//  4. interpolation: the serial stage (classical_internal.hpp) run on an
+//     extended local problem, this process's rows and its ghosts' rows
+//     (fetched) over compact local columns, for the owned rows only.
+
+#include <cstdint>
+#include <memory>
+
+#include "strata/amg/amg.hpp"
+#include "strata/amg/classical.hpp"
+#include "strata/distributed/matrix.hpp"
+
+namespace strata::amg::detail {
+
+/// One distributed level: the splitting of the owned rows (kCoarse or
+/// kFine), and P and R = P^T when the level was coarsened (null when every
+/// point or no point became C over all processes, as in the serial
+/// coarsening).
+template <class T>
+struct DistributedClassicalLevel {
+  Array<std::int32_t> splitting;
+  std::shared_ptr<const DistributedCsrMatrix<T>> P, R;
+};
+
+/// Collective. Coarsens A (square, columns split like its rows) with the
+/// strength, interpolation and truncation fields of `params` and the PMIS
+/// seed `seed` (the serial coarsening's seed of the level). Adds the stage
+/// times to "strength", "splitting" and "interpolation". Throws
+/// invalid_argument when A is not square with matching partitions, and
+/// not_implemented for aggressive coarsening (the caller passes
+/// `aggressive` = whether the level would be aggressive).
+template <class T>
+DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMatrix<T>& A,
+                                                         const ClassicalParams& params,
+                                                         std::uint64_t seed, bool aggressive,
+                                                         StageTimes& times);
+
+}  // namespace strata::amg::detail
