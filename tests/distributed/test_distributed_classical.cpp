@@ -1,0 +1,289 @@
+// Classical coarsening of a distributed level under MPI (1 to 4 processes):
+// the C/F splitting and P (gathered) against the serial coarsening of the
+// whole matrix, for a 3D Poisson problem, a 2D rotated anisotropy and a
+// nonsymmetric MatrixMarket matrix, on even partitions and on uneven ones
+// with a process that owns no rows; every interpolation kind, with and
+// without truncation; R = P^T; and the refusals (aggressive coarsening,
+// refresh). The serial matrices are small and built on every process for
+// comparison only.
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <numbers>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/amg/classical.hpp"
+#include "strata/distributed/gallery.hpp"
+#include "strata/distributed/mpi.hpp"
+#include "strata/distributed/operator.hpp"
+#include "strata/distributed/rows.hpp"
+#include "strata/io/matrix_market.hpp"
+#include "strata/matrix/transpose.hpp"
+
+namespace strata {
+namespace {
+
+Communicator world() { return make_communicator(MPI_COMM_WORLD); }
+
+using Entries = std::map<std::pair<global_index, global_index>, double>;
+
+/// Uneven blocks: process r owns a share growing with r, so process 0 owns
+/// none when there are several.
+RowPartition uneven(const Communicator& comm, size_type global_rows) {
+  const int p = comm.size();
+  if (p == 1) return RowPartition::uniform(comm, global_rows);
+  std::vector<global_index> offsets(static_cast<std::size_t>(p) + 1, 0);
+  const size_type weights = static_cast<size_type>(p) * (p - 1) / 2;
+  for (int r = 1; r < p; ++r) {
+    offsets[static_cast<std::size_t>(r) + 1] =
+        offsets[static_cast<std::size_t>(r)] + global_rows * r / weights;
+  }
+  offsets.back() = global_rows;
+  return RowPartition(comm, offsets);
+}
+
+/// Every entry of a distributed matrix, on every process.
+Entries gathered(const DistributedCsrMatrix<double>& M) {
+  const RowBlock<double> own = owned_rows(M);
+  const auto ptr = own.row_ptr.to_vector();
+  const auto col = own.cols.to_vector();
+  const auto val = own.values.to_vector();
+  std::vector<global_index> keys;
+  std::vector<double> values;
+  for (size_type i = 0; i < own.rows(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+      keys.push_back(M.row_partition().begin() + i);
+      keys.push_back(col[k]);
+      values.push_back(val[k]);
+    }
+  }
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int mine = static_cast<int>(values.size());
+  std::vector<int> counts(size), displacements(size, 0);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+  const int total = displacements.back() + counts.back();
+  std::vector<double> all_values(static_cast<std::size_t>(total));
+  MPI_Allgatherv(values.data(), mine, MPI_DOUBLE, all_values.data(), counts.data(),
+                 displacements.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  for (int r = 0; r < size; ++r) {
+    counts[r] *= 2;
+    displacements[r] *= 2;
+  }
+  std::vector<global_index> all_keys(static_cast<std::size_t>(2 * total));
+  MPI_Allgatherv(keys.data(), 2 * mine, MPI_INT64_T, all_keys.data(), counts.data(),
+                 displacements.data(), MPI_INT64_T, MPI_COMM_WORLD);
+  Entries out;
+  for (int k = 0; k < total; ++k) {
+    const auto key = std::make_pair(all_keys[2 * k], all_keys[2 * k + 1]);
+    EXPECT_EQ(out.count(key), 0u) << "entry (" << key.first << ", " << key.second << ") twice";
+    out[key] = all_values[static_cast<std::size_t>(k)];
+  }
+  return out;
+}
+
+Entries entries_of(const CsrMatrix<double>& A) {
+  const auto ptr = A.row_ptr().to_vector();
+  const auto col = A.col_idx().to_vector();
+  const auto val = A.values().to_vector();
+  Entries out;
+  for (size_type i = 0; i < A.rows(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) out[{i, col[k]}] = val[k];
+  }
+  return out;
+}
+
+/// The whole splitting from every process's part, on every process.
+std::vector<std::int32_t> gathered(const Array<std::int32_t>& part) {
+  const std::vector<std::int32_t> mine = part.to_vector();
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int count = static_cast<int>(mine.size());
+  std::vector<int> counts(size), displacements(size, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+  std::vector<std::int32_t> all(static_cast<std::size_t>(displacements.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_INT32_T, all.data(), counts.data(), displacements.data(),
+                 MPI_INT32_T, MPI_COMM_WORLD);
+  return all;
+}
+
+/// The same pattern, and values equal to `tolerance` relative to
+/// max(1, |serial value|) (the entries of P and R are O(1)).
+void expect_same_entries(const Entries& distributed, const Entries& serial, const char* what,
+                         double tolerance = 1e-12) {
+  ASSERT_EQ(distributed.size(), serial.size()) << what << ": number of entries";
+  auto d = distributed.begin();
+  for (auto s = serial.begin(); s != serial.end(); ++s, ++d) {
+    ASSERT_EQ(d->first, s->first) << what << ": pattern";
+    EXPECT_NEAR(d->second, s->second, tolerance * std::max(1.0, std::abs(s->second)))
+        << what << " entry (" << s->first.first << ", " << s->first.second << ")";
+  }
+}
+
+/// Coarsens the whole matrix serially and its distributed form (level
+/// `level`, so that the level's seed is used), and checks that the splitting
+/// and P agree, and that R = P^T. Returns the number of C points.
+size_type check_coarsening(const CsrMatrix<double>& serial, const DistributedCsrMatrix<double>& A,
+                           const amg::ClassicalParams& params, const std::string& what,
+                           int level = 0) {
+  SCOPED_TRACE(what + ", interpolation " + amg::to_string(params.interpolation) + ", Pmax " +
+               std::to_string(params.max_elements_per_row) + ", truncation " +
+               std::to_string(params.truncation_factor) + ", level " + std::to_string(level));
+  amg::StageTimes times;
+  const auto serial_coarsening = amg::make_classical_coarsening<double>(params);
+  const auto serial_transfer =
+      serial_coarsening->coarsen(CsrOperator<double>(serial.clone()), level, times);
+  const auto coarsening = amg::make_classical_coarsening<double>(params);
+  const auto transfer = coarsening->coarsen(
+      DistributedOperator<double>(std::make_shared<const DistributedCsrMatrix<double>>(A.clone())),
+      level, times);
+
+  const std::vector<std::int32_t> expected =
+      amg::classical_splitting(*serial_coarsening, level).to_vector();
+  const std::vector<std::int32_t> splitting =
+      gathered(amg::classical_splitting(*coarsening, level));
+  EXPECT_EQ(splitting, expected) << "splitting";
+  size_type coarse = 0;
+  for (const std::int32_t c : expected) coarse += c == 1 ? 1 : 0;
+
+  EXPECT_EQ(transfer.has_value(), serial_transfer.has_value());
+  if (!transfer || !serial_transfer) return coarse;
+  const auto* P = dynamic_cast<const DistributedOperator<double>*>(transfer->P.get());
+  const auto* R = dynamic_cast<const DistributedOperator<double>*>(transfer->R.get());
+  EXPECT_TRUE(P != nullptr && R != nullptr) << "P and R must be distributed operators";
+  if (P == nullptr || R == nullptr) return coarse;
+  const auto& serial_P = dynamic_cast<const CsrOperator<double>&>(*serial_transfer->P).matrix();
+  EXPECT_EQ(P->matrix().row_partition(), A.row_partition());
+  EXPECT_EQ(P->matrix().global_cols(), coarse);
+  EXPECT_EQ(R->matrix().row_partition(), P->matrix().col_partition());
+  expect_same_entries(gathered(P->matrix()), entries_of(serial_P), "P");
+  expect_same_entries(gathered(R->matrix()), entries_of(transpose(serial_P)), "R");
+  return coarse;
+}
+
+/// Every interpolation kind, truncated as by default, by a relative factor,
+/// and not at all.
+std::vector<amg::ClassicalParams> parameter_sets() {
+  std::vector<amg::ClassicalParams> sets;
+  for (const amg::Interpolation kind : {amg::Interpolation::mm_ext_i, amg::Interpolation::mm_ext,
+                                        amg::Interpolation::mm_ext_e, amg::Interpolation::direct}) {
+    amg::ClassicalParams p;
+    p.interpolation = kind;
+    sets.push_back(p);
+  }
+  amg::ClassicalParams factor;
+  factor.truncation_factor = 0.3;
+  factor.max_elements_per_row = 3;
+  sets.push_back(factor);
+  amg::ClassicalParams untruncated;
+  untruncated.max_elements_per_row = 0;
+  sets.push_back(untruncated);
+  return sets;
+}
+
+TEST(DistributedClassical, Poisson3dMatchesTheSerialCoarsening) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const CsrMatrix<double> serial = gallery::poisson3d(host, 7, 6, 5);
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    const DistributedCsrMatrix<double> A = gallery::poisson3d(part, host, 7, 6, 5);
+    for (const amg::ClassicalParams& params : parameter_sets()) {
+      const size_type coarse = check_coarsening(serial, A, params, "poisson3d 7x6x5");
+      EXPECT_GT(coarse, 0);
+      EXPECT_LT(coarse, serial.rows());
+    }
+    // A later level hashes with its own seed.
+    check_coarsening(serial, A, amg::ClassicalParams{}, "poisson3d 7x6x5", 3);
+  }
+}
+
+TEST(DistributedClassical, RotatedAnisotropyMatchesTheSerialCoarsening) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const double epsilon = 0.01, theta = std::numbers::pi / 6;
+  const CsrMatrix<double> serial = gallery::anisotropic2d(host, 17, 15, epsilon, theta);
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    const DistributedCsrMatrix<double> A =
+        gallery::anisotropic2d(part, host, 17, 15, epsilon, theta);
+    for (const amg::ClassicalParams& params : parameter_sets()) {
+      check_coarsening(serial, A, params, "anisotropic2d 17x15, rotated");
+    }
+    amg::ClassicalParams strong_only;
+    strong_only.strength_threshold = 0.5;
+    check_coarsening(serial, A, strong_only, "anisotropic2d 17x15, theta 0.5");
+  }
+}
+
+/// recirc_flow: nonsymmetric convection-diffusion on an unstructured mesh,
+/// read on rank 0 and scattered.
+TEST(DistributedClassical, NonsymmetricMatrixMarketMatrixMatchesTheSerialCoarsening) {
+  const std::string dir = STRATA_TEST_DATA_DIR;
+  if (dir.empty()) GTEST_SKIP() << "no test matrices (STRATA_TEST_DATA_DIR)";
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const CsrMatrix<double> serial = io::read_matrix_market(dir + "/pyamg/recirc_flow_A.mtx");
+  const CsrMatrix<double> nothing;
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    const DistributedCsrMatrix<double> A =
+        scatter_rows(comm.rank() == 0 ? serial : nothing, part, host);
+    for (const amg::ClassicalParams& params : parameter_sets()) {
+      const size_type coarse = check_coarsening(serial, A, params, "recirc_flow");
+      EXPECT_GT(coarse, 0);
+    }
+  }
+}
+
+/// The check above is not vacuous: another seed gives another splitting of
+/// the same matrix, so equal splittings are not an accident of the problem.
+TEST(DistributedClassical, TheSplittingDependsOnTheSeed) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const RowPartition part = RowPartition::uniform(comm, 7 * 6 * 5);
+  const DistributedCsrMatrix<double> A = gallery::poisson3d(part, host, 7, 6, 5);
+  std::vector<std::vector<std::int32_t>> splittings;
+  for (const std::uint64_t seed : {1u, 2u}) {
+    amg::ClassicalParams params;
+    params.seed = seed;
+    amg::StageTimes times;
+    const auto coarsening = amg::make_classical_coarsening<double>(params);
+    coarsening->coarsen(DistributedOperator<double>(A.clone()), 0, times);
+    splittings.push_back(gathered(amg::classical_splitting(*coarsening, 0)));
+  }
+  EXPECT_NE(splittings[0], splittings[1]);
+}
+
+TEST(DistributedClassical, AggressiveCoarseningAndRefreshAreRefusedByName) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const RowPartition part = RowPartition::uniform(comm, 6 * 6 * 6);
+  const DistributedOperator<double> A(gallery::poisson3d(part, host, 6, 6, 6));
+  amg::StageTimes times;
+  amg::ClassicalParams aggressive;
+  aggressive.aggressive_levels = 1;
+  const auto coarsening = amg::make_classical_coarsening<double>(aggressive);
+  try {
+    coarsening->coarsen(A, 0, times);
+    ADD_FAILURE() << "aggressive coarsening of a distributed level was not refused";
+  } catch (const not_implemented& e) {
+    EXPECT_NE(std::string(e.what()).find("aggressive_levels = 1"), std::string::npos) << e.what();
+  }
+  // Level 1 is not aggressive with aggressive_levels = 1.
+  auto transfer = coarsening->coarsen(A, 1, times);
+  ASSERT_TRUE(transfer.has_value());
+  EXPECT_THROW(coarsening->refresh(A, 1, *transfer, times), not_implemented);
+}
+
+}  // namespace
+}  // namespace strata
