@@ -3,9 +3,9 @@
 // whole matrix, for a 3D Poisson problem, a 2D rotated anisotropy and a
 // nonsymmetric MatrixMarket matrix, on even partitions and on uneven ones
 // with a process that owns no rows; every interpolation kind, with and
-// without truncation; R = P^T; and the refusals (aggressive coarsening,
-// refresh). The serial matrices are small and built on every process for
-// comparison only.
+// without truncation; R = P^T; value-only refresh against the serial
+// refresh; and the refusals (aggressive coarsening, another pattern). The
+// serial matrices are small and built on every process for comparison only.
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -264,7 +264,100 @@ TEST(DistributedClassical, TheSplittingDependsOnTheSeed) {
   EXPECT_NE(splittings[0], splittings[1]);
 }
 
-TEST(DistributedClassical, AggressiveCoarseningAndRefreshAreRefusedByName) {
+/// New values on the same pattern: entry (i, j) times a factor that varies
+/// with both, so that strength, weights and P all change.
+double change(global_index i, global_index j) {
+  return 1.0 + 0.3 * std::sin(0.7 * double(i) + 1.3 * double(j));
+}
+
+void change_values(CsrMatrix<double>& A) {
+  const auto ptr = A.row_ptr().to_vector();
+  const auto col = A.col_idx().to_vector();
+  auto val = A.values().to_vector();
+  for (size_type i = 0; i < A.rows(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) val[k] *= change(i, col[k]);
+  }
+  copy(Array<double>(Executor::host(), val), A.values());
+}
+
+void change_values(DistributedCsrMatrix<double>& A) {
+  const global_index begin = A.row_partition().begin();
+  const auto map = A.column_map().to_vector();
+  for (const bool diag : {true, false}) {
+    const CsrMatrix<double>& block = diag ? A.diag() : A.offd();
+    const auto ptr = block.row_ptr().to_vector();
+    const auto col = block.col_idx().to_vector();
+    auto val = block.values().to_vector();
+    for (size_type i = 0; i < block.rows(); ++i) {
+      for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+        val[k] *= change(begin + i, diag ? begin + col[k] : map[col[k]]);
+      }
+    }
+    copy(Array<double>(Executor::host(), val), diag ? A.diag_values() : A.offd_values());
+  }
+}
+
+/// Value-only refresh (a Newton step's resetup): the distributed P and R
+/// take the values the serial refresh gives, in the objects handed out.
+TEST(DistributedClassical, RefreshMatchesTheSerialRefresh) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const double epsilon = 0.01, theta = std::numbers::pi / 6;
+  CsrMatrix<double> serial = gallery::anisotropic2d(host, 13, 11, epsilon, theta);
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    for (const amg::Interpolation kind :
+         {amg::Interpolation::mm_ext_i, amg::Interpolation::direct}) {
+      SCOPED_TRACE(std::string("interpolation ") + amg::to_string(kind));
+      amg::ClassicalParams params;
+      params.interpolation = kind;
+      amg::StageTimes times;
+      const auto serial_coarsening = amg::make_classical_coarsening<double>(params);
+      const auto coarsening = amg::make_classical_coarsening<double>(params);
+      CsrMatrix<double> serial_changed = serial.clone();
+      DistributedCsrMatrix<double> changed =
+          gallery::anisotropic2d(part, host, 13, 11, epsilon, theta);
+      auto serial_transfer =
+          serial_coarsening->coarsen(CsrOperator<double>(serial.clone()), 0, times);
+      auto transfer = coarsening->coarsen(DistributedOperator<double>(changed.clone()), 0, times);
+      ASSERT_TRUE(serial_transfer && transfer);
+      const auto& P = dynamic_cast<const DistributedOperator<double>&>(*transfer->P).matrix();
+      const auto& R = dynamic_cast<const DistributedOperator<double>&>(*transfer->R).matrix();
+      const Entries before = gathered(P);
+
+      change_values(serial_changed);
+      change_values(changed);
+      serial_coarsening->refresh(CsrOperator<double>(std::move(serial_changed)), 0,
+                                 *serial_transfer, times);
+      coarsening->refresh(DistributedOperator<double>(std::move(changed)), 0, *transfer, times);
+      const auto& serial_P = dynamic_cast<const CsrOperator<double>&>(*serial_transfer->P).matrix();
+      const Entries after = gathered(P);
+      expect_same_entries(after, entries_of(serial_P), "refreshed P");
+      expect_same_entries(gathered(R), entries_of(transpose(serial_P)), "refreshed R");
+      // The values did change (so the comparison above is not of setup's P).
+      double largest_change = 0;
+      for (const auto& [key, value] : after) {
+        largest_change = std::max(largest_change, std::abs(value - before.at(key)));
+      }
+      EXPECT_GT(largest_change, 1e-3);
+    }
+  }
+}
+
+TEST(DistributedClassical, RefreshOfAnotherPatternIsRefusedOnEveryProcess) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const RowPartition part = RowPartition::uniform(comm, 6 * 6 * 6);
+  const DistributedOperator<double> A(gallery::poisson3d(part, host, 6, 6, 6));
+  const DistributedOperator<double> B(gallery::diffusion3d_27pt(part, host, 6, 6, 6));
+  amg::StageTimes times;
+  const auto coarsening = amg::make_classical_coarsening<double>(amg::ClassicalParams{});
+  auto transfer = coarsening->coarsen(A, 0, times);
+  ASSERT_TRUE(transfer.has_value());
+  EXPECT_THROW(coarsening->refresh(B, 0, *transfer, times), invalid_argument);
+}
+
+TEST(DistributedClassical, AggressiveCoarseningIsRefusedByName) {
   const Communicator comm = world();
   const Executor host = Executor::host();
   const RowPartition part = RowPartition::uniform(comm, 6 * 6 * 6);
@@ -280,9 +373,7 @@ TEST(DistributedClassical, AggressiveCoarseningAndRefreshAreRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("aggressive_levels = 1"), std::string::npos) << e.what();
   }
   // Level 1 is not aggressive with aggressive_levels = 1.
-  auto transfer = coarsening->coarsen(A, 1, times);
-  ASSERT_TRUE(transfer.has_value());
-  EXPECT_THROW(coarsening->refresh(A, 1, *transfer, times), not_implemented);
+  EXPECT_TRUE(coarsening->coarsen(A, 1, times).has_value());
 }
 
 }  // namespace

@@ -123,9 +123,10 @@ void validate(const ClassicalParams& params);
 /// are those of the serial coarsening of the whole matrix, whatever the
 /// number of processes: PMIS hashes the global row index and exchanges the
 /// ghosts' states every round, and each process interpolates its rows from
-/// its own and its ghosts' rows (fetched). Not on distributed levels:
-/// aggressive coarsening (not_implemented naming aggressive_levels) and
-/// refresh() (not_implemented).
+/// its own and its ghosts' rows (fetched); refresh() recomputes P's and R's
+/// values on their patterns as the serial refresh does (collective).
+/// Aggressive coarsening of a distributed level throws not_implemented
+/// naming aggressive_levels.
 template <class T>
 std::unique_ptr<Coarsening<T>> make_classical_coarsening(const ClassicalParams& params);
 

@@ -90,6 +90,7 @@ using detail::build;
 using detail::InterpolationStage;
 using detail::mm_variant;
 using detail::PartTimer;
+using detail::refresh_stage;
 using detail::StageTimer;
 using detail::truncate;
 using detail::truncated_values;
@@ -131,22 +132,6 @@ size_type enumerate(const Array<std::int32_t>& marker, std::int32_t value, Array
   });
 }
 
-/// New values of the stage's operator P for new values of A.
-template <class T>
-void refresh(InterpolationStage<T>& s, const CsrMatrix<T>& A, const Array<std::uint8_t>& strong,
-             CsrMatrix<T>& P) {
-  const auto in = s.input(A, strong);
-  A.executor().visit([&](const auto& e) {
-    if (s.kind == Interpolation::direct) {
-      ck::direct_interpolation_values(e, in, s.direct);
-    } else {
-      ck::mm_operand_values(e, in, mm_variant(s.kind), *s.operands);
-    }
-  });
-  if (s.product) s.product->recompute(s.operands->AFF, s.operands->AFC);
-  truncated_values(s.untruncated(), s.truncated, s.source, P);
-}
-
 template <class T>
 struct LevelState {
   Array<std::uint8_t> strong;     // strength flags of A's entries
@@ -164,6 +149,7 @@ struct LevelState {
   std::shared_ptr<CsrMatrix<T>> P, R;
   bool released = false;     // release_refresh_data() ran: refresh is impossible
   bool distributed = false;  // a DistributedOperator level: cf holds the owned rows' part
+  detail::DistributedClassicalLevel<T> dist;  // its P, R and refresh data
 };
 
 template <class T>
@@ -225,9 +211,12 @@ class ClassicalCoarsening final : public Coarsening<T> {
                 ", which was not coarsened");
     LevelState<T>& L = levels_[level];
     if (L.distributed) {
-      throw not_implemented("classical coarsening: value-only refresh of distributed level " +
-                            std::to_string(level) +
-                            " is not implemented; set the hierarchy up again instead");
+      const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A);
+      require(distributed != nullptr, "classical coarsening: refresh of distributed level " +
+                                          std::to_string(level) + " with a " + level_A.kind() +
+                                          " operator; expected a distributed one");
+      detail::refresh_distributed_level(L.dist, distributed->matrix(), times);
+      return;
     }
     const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     require(!L.released, "classical coarsening: refresh of level " + std::to_string(level) +
@@ -239,12 +228,12 @@ class ClassicalCoarsening final : public Coarsening<T> {
     std::optional<PartTimer> part;
     part.emplace(p_.profile_stages, A.executor(), times, "interpolation: refresh P");
     if (!L.aggressive) {
-      amg::refresh(L.first, A, L.strong, *L.P);
+      refresh_stage(L.first, A, L.strong, *L.P);
     } else if (!L.P12) {  // the second pass kept every C point
-      amg::refresh(L.first, A, L.strong, *L.P);
+      refresh_stage(L.first, A, L.strong, *L.P);
     } else {
-      amg::refresh(L.first, A, L.strong, L.P1);
-      amg::refresh(L.second, A, L.strong, L.P2);
+      refresh_stage(L.first, A, L.strong, L.P1);
+      refresh_stage(L.second, A, L.strong, L.P2);
       L.P12->recompute(L.P1, L.P2);
       truncated_values(L.P12->result(), L.final_truncated, L.final_source, *L.P);
     }
@@ -295,12 +284,12 @@ class ClassicalCoarsening final : public Coarsening<T> {
   std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
                                                  LevelState<T>& L, StageTimes& times) {
     L.distributed = true;
-    detail::DistributedClassicalLevel<T> result = detail::distributed_classical_level(
-        A, p_, pass_seed(p_.seed, level, 0), level < p_.aggressive_levels, times);
-    L.cf = std::move(result.splitting);
-    if (!result.P) return std::nullopt;
-    return Transfer<T>{std::make_shared<const DistributedOperator<T>>(std::move(result.P)),
-                       std::make_shared<const DistributedOperator<T>>(std::move(result.R))};
+    L.dist = detail::distributed_classical_level(A, p_, pass_seed(p_.seed, level, 0),
+                                                 level < p_.aggressive_levels, times);
+    L.cf = std::move(L.dist.splitting);
+    if (!L.dist.P) return std::nullopt;
+    return Transfer<T>{std::make_shared<const DistributedOperator<T>>(L.dist.P),
+                       std::make_shared<const DistributedOperator<T>>(L.dist.R)};
   }
 
   static void one_stage_roles(InterpolationStage<T>& s, const Array<std::int32_t>& cf,

@@ -1,9 +1,10 @@
 #pragma once
 // Internal to classical coarsening: one interpolation stage (its roles, its
-// untruncated operator, the truncation's choice) and the function that
-// builds it, shared by the serial coarsening (classical.cpp) and the
-// distributed one (distributed_classical.cpp), which runs the same stage on
-// each process's extended local problem so that both compute P the same way.
+// untruncated operator, the truncation's choice) and the functions that
+// build it and refresh its values, shared by the serial coarsening
+// (classical.cpp) and the distributed one (distributed_classical.cpp), which
+// runs the same stage on each process's extended local problem so that both
+// compute P the same way.
 
 #include <optional>
 
@@ -118,6 +119,22 @@ CsrMatrix<T> build(InterpolationStage<T>& s, const CsrMatrix<T>& A,
   }
   PartTimer t(parts != nullptr, exec, times, "interpolation: truncation");
   return truncate(s.untruncated(), max_elements, factor, s.truncated, s.source);
+}
+
+/// New values of the stage's operator P for new values of A.
+template <class T>
+void refresh_stage(InterpolationStage<T>& s, const CsrMatrix<T>& A,
+                   const Array<std::uint8_t>& strong, CsrMatrix<T>& P) {
+  const auto in = s.input(A, strong);
+  A.executor().visit([&](const auto& e) {
+    if (s.kind == Interpolation::direct) {
+      ck::direct_interpolation_values(e, in, s.direct);
+    } else {
+      ck::mm_operand_values(e, in, mm_variant(s.kind), *s.operands);
+    }
+  });
+  if (s.product) s.product->recompute(s.operands->AFF, s.operands->AFC);
+  truncated_values(s.untruncated(), s.truncated, s.source, P);
 }
 
 }  // namespace strata::amg::detail

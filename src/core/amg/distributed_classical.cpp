@@ -7,6 +7,7 @@
 #include "core/amg/distributed_classical.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,9 +23,30 @@
 
 namespace strata::amg::detail {
 
+/// What refresh_distributed_level needs, kept from setup.
+template <class T>
+struct DistributedClassicalLevel<T>::RefreshData {
+  /// The extended local problem (its values rewritten by refresh) and its
+  /// strength flags (kept, as the serial refresh keeps S).
+  CsrMatrix<T> E;
+  Array<std::uint8_t> strong;
+  /// How E was made: the local columns of the owned rows' ghosts and of the
+  /// fetched rows' entries, and the fetched row of each extended point.
+  Array<index_type> ghost_column, fetched_col, source;
+  size_type local_nnz = 0;
+  /// The interpolation stage on E (operands, product, truncation choice),
+  /// its truncated result, and the global coarse id of each local column.
+  InterpolationStage<T> stage;
+  CsrMatrix<T> P;
+  Array<global_index> table;
+};
+
 namespace {
 
 namespace dk = kernels::distributed_classical;
+
+template <class T>
+using RefreshData = typename DistributedClassicalLevel<T>::RefreshData;
 
 /// The plan of `A` as a shared pointer that does not own it (the exchanges
 /// made from it live only while A does, inside one coarsening call).
@@ -211,12 +233,14 @@ ExtendedPoints extended_points(const std::vector<global_index>& ghosts,
 /// owner (one halo exchange); their F points only relay (kIntermediate)
 /// and their C points get rows of P that are dropped, so only the owned
 /// rows come out, with the coarse columns in global order (the truncation's
-/// ties then break as in the serial P). Collective.
+/// ties then break as in the serial P). Keeps in `data` what refresh needs.
+/// Collective.
 template <class T>
 DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const CsrMatrix<T>& L,
                                       const Array<std::int32_t>& cf, const Array<index_type>& cmap,
                                       size_type owned_coarse, const RowPartition& coarse,
-                                      const ClassicalParams& p, StageTimes* parts) {
+                                      const ClassicalParams& p, StageTimes* parts,
+                                      RefreshData<T>& data) {
   const Executor& exec = A.executor();
   const size_type n = L.rows();
   const global_index begin = A.row_partition().begin(), end = A.row_partition().end();
@@ -238,16 +262,18 @@ DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const Cs
 
   // E: local columns for the owned rows' ghosts and the fetched rows.
   const Array<global_index> point_ids(exec, x.ids);
-  const Array<index_type> source(exec, x.source);
-  Array<index_type> ghost_column(exec, ghosts), fetched_col(exec, fetched.nnz());
+  data.source = Array<index_type>(exec, x.source);
+  data.ghost_column = Array<index_type>(exec, ghosts);
+  data.fetched_col = Array<index_type>(exec, fetched.nnz());
+  data.local_nnz = L.nnz();
   const size_type rows = n + count;
   Array<offset_type> ptr(exec, rows + 1);
   exec.visit([&](const auto& e) {
     dk::localize(e, ghosts, A.column_map().data(), begin, end, point_ids.data(), count,
-                 ghost_column.data());
+                 data.ghost_column.data());
     dk::localize(e, fetched.nnz(), fetched.cols.data(), begin, end, point_ids.data(), count,
-                 fetched_col.data());
-    dk::extended_counts(e, n, count, L.row_ptr().data(), fetched.row_ptr.data(), source.data(),
+                 data.fetched_col.data());
+    dk::extended_counts(e, n, count, L.row_ptr().data(), fetched.row_ptr.data(), data.source.data(),
                         ptr.data());
   });
   const offset_type nnz = exclusive_scan(ptr, ptr);
@@ -255,16 +281,17 @@ DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const Cs
   Array<T> val(exec, nnz);
   exec.visit([&](const auto& e) {
     dk::extended_fill(e, n, count, L.row_ptr().data(), L.col_idx().data(), L.values().data(),
-                      ghost_column.data(), fetched.row_ptr.data(), fetched_col.data(),
-                      fetched.values.data(), source.data(), ptr.data(), col.data(), val.data());
+                      data.ghost_column.data(), fetched.row_ptr.data(), data.fetched_col.data(),
+                      fetched.values.data(), data.source.data(), ptr.data(), col.data(),
+                      val.data());
   });
-  const CsrMatrix<T> E(rows, rows, std::move(ptr), std::move(col), std::move(val));
-  const Array<std::uint8_t> strong = strength_flags(E, p);
+  data.E = CsrMatrix<T>(rows, rows, std::move(ptr), std::move(col), std::move(val));
+  data.strong = strength_flags(data.E, p);
 
   // Roles, P's rows and columns on E, and the global id of each column.
   Array<std::int32_t> marker(exec, count);
   Array<index_type> rank(exec, count);
-  InterpolationStage<T> s;
+  InterpolationStage<T>& s = data.stage;
   s.kind = p.interpolation;
   s.role = Array<std::int32_t>(exec, rows);
   s.cmap = Array<index_type>(exec, rows);
@@ -276,13 +303,14 @@ DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const Cs
   });
   s.nc = owned_coarse + targets;
   s.nd = n + targets;
-  Array<global_index> table(exec, s.nc);
+  data.table = Array<global_index>(exec, s.nc);
   exec.visit([&](const auto& e) {
     dk::extended_roles(e, n, count, cf.data(), cmap.data(), coarse.begin(), owned_coarse,
                        extended_ids.data(), rank.data(), below, s.role.data(), s.cmap.data(),
-                       s.dmap.data(), table.data());
+                       s.dmap.data(), data.table.data());
   });
-  const CsrMatrix<T> P = build(s, E, strong, p.max_elements_per_row, p.truncation_factor, parts);
+  data.P = build(s, data.E, data.strong, p.max_elements_per_row, p.truncation_factor, parts);
+  const CsrMatrix<T>& P = data.P;
 
   // The owned rows (the first n of P), with global coarse columns.
   RowBlock<T> owned;
@@ -294,7 +322,7 @@ DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const Cs
   owned.values = Array<T>(exec, owned_nnz);
   copy_bytes(owned.values.data(), exec, P.values().data(), exec, owned.values.bytes());
   exec.visit([&](const auto& e) {
-    dk::globalize(e, owned_nnz, P.col_idx().data(), table.data(), owned.cols.data());
+    dk::globalize(e, owned_nnz, P.col_idx().data(), data.table.data(), owned.cols.data());
   });
   return DistributedCsrMatrix<T>(A.row_partition(), coarse, owned);
 }
@@ -345,15 +373,65 @@ DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMat
   if (coarse.global_size() == 0 || coarse.global_size() == A.global_rows()) return level;
   StageTimer t(exec, times, "interpolation");
   StageTimes* parts = params.profile_stages ? &times : nullptr;
-  auto P = std::make_shared<const DistributedCsrMatrix<T>>(
-      interpolation(A, L, level.splitting, cmap, owned_coarse, coarse, params, parts));
+  auto data = std::make_shared<RefreshData<T>>();
+  level.P = std::make_shared<DistributedCsrMatrix<T>>(
+      interpolation(A, L, level.splitting, cmap, owned_coarse, coarse, params, parts, *data));
+  level.refresh_data = std::move(data);
   PartTimer part(params.profile_stages, exec, times, "interpolation: transpose");
-  level.R = std::make_shared<const DistributedCsrMatrix<T>>(transpose(*P));
-  level.P = std::move(P);
+  level.R = std::make_shared<DistributedCsrMatrix<T>>(transpose(*level.P));
   return level;
+}
+
+template <class T>
+void refresh_distributed_level(DistributedClassicalLevel<T>& level,
+                               const DistributedCsrMatrix<T>& A, StageTimes& times) {
+  require(level.refresh_data != nullptr && level.P != nullptr,
+          "classical coarsening: refresh of a distributed level whose refresh data was released "
+          "(keep_resetup_data = false) or that was not coarsened");
+  RefreshData<T>& data = *level.refresh_data;
+  const Executor& exec = A.executor();
+  StageTimer t(exec, times, "interpolation");
+  // New values of E: this process's rows and its ghosts' rows, which must
+  // have the pattern of setup on every process before the product's
+  // collective steps begin.
+  const CsrMatrix<T> L = local_view(A);
+  const RowBlock<T> fetched = fetch_ghost_rows(A, A.halo_plan());
+  std::exception_ptr failure;
+  if (A.local_rows() != level.P->local_rows() || L.nnz() != data.local_nnz ||
+      fetched.nnz() != data.fetched_col.size()) {
+    failure = std::make_exception_ptr(invalid_argument(
+        "classical coarsening: refresh of a distributed level with a matrix of another pattern "
+        "(this process's rows have " +
+        std::to_string(L.nnz()) + " entries and its ghosts' rows " + std::to_string(fetched.nnz()) +
+        "; at setup " + std::to_string(data.local_nnz) + " and " +
+        std::to_string(data.fetched_col.size()) + ")"));
+  }
+  strata::detail::agree_on_failure(A.communicator(), failure, "classical coarsening refresh");
+  const size_type n = L.rows();
+  const size_type count = data.E.rows() - n;
+  exec.visit([&](const auto& e) {
+    dk::extended_fill(e, n, count, L.row_ptr().data(), L.col_idx().data(), L.values().data(),
+                      data.ghost_column.data(), fetched.row_ptr.data(), data.fetched_col.data(),
+                      fetched.values.data(), data.source.data(), data.E.row_ptr().data(),
+                      static_cast<index_type*>(nullptr), data.E.values().data());
+  });
+  refresh_stage(data.stage, data.E, data.strong, data.P);
+  // P's owned rows into its two blocks, then R = P^T on its pattern.
+  DistributedCsrMatrix<T>& P = *level.P;
+  const RowPartition& coarse = P.col_partition();
+  exec.visit([&](const auto& e) {
+    dk::split_values(e, n, data.P.row_ptr().data(), data.P.col_idx().data(), data.P.values().data(),
+                     data.table.data(), coarse.begin(), coarse.end(), P.diag().row_ptr().data(),
+                     P.diag_values().data(), P.offd().row_ptr().data(), P.offd_values().data());
+  });
+  const DistributedCsrMatrix<T> R = transpose(P);
+  copy(R.diag().values(), level.R->diag_values());
+  copy(R.offd().values(), level.R->offd_values());
 }
 
 template DistributedClassicalLevel<double> distributed_classical_level<double>(
     const DistributedCsrMatrix<double>&, const ClassicalParams&, std::uint64_t, bool, StageTimes&);
+template void refresh_distributed_level<double>(DistributedClassicalLevel<double>&,
+                                                const DistributedCsrMatrix<double>&, StageTimes&);
 
 }  // namespace strata::amg::detail

@@ -27,11 +27,17 @@ namespace strata::amg::detail {
 /// One distributed level: the splitting of the owned rows (kCoarse or
 /// kFine), and P and R = P^T when the level was coarsened (null when every
 /// point or no point became C over all processes, as in the serial
-/// coarsening).
+/// coarsening). P and R are shared with the hierarchy's Transfer; refresh
+/// writes their values in place.
 template <class T>
 struct DistributedClassicalLevel {
   Array<std::int32_t> splitting;
-  std::shared_ptr<const DistributedCsrMatrix<T>> P, R;
+  std::shared_ptr<DistributedCsrMatrix<T>> P, R;
+  /// What refresh needs: the extended local problem, its strength flags,
+  /// the interpolation stage with its product and truncation choice
+  /// (defined in distributed_classical.cpp; null when released).
+  struct RefreshData;
+  std::shared_ptr<RefreshData> refresh_data;
 };
 
 /// Collective. Coarsens A (square, columns split like its rows) with the
@@ -46,5 +52,16 @@ DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMat
                                                          const ClassicalParams& params,
                                                          std::uint64_t seed, bool aggressive,
                                                          StageTimes& times);
+
+/// Collective. New values of level.P and level.R for new values of A
+/// (A's pattern and partition unchanged), as the serial refresh computes
+/// them: the strength flags, the splitting and P's pattern are kept, the
+/// values recomputed from A's rows and the ghosts' rows fetched again.
+/// Adds its time to "interpolation". Throws invalid_argument (on every
+/// process) when the refresh data was released or a process's rows of A
+/// (or its ghosts' rows) no longer have the pattern of setup.
+template <class T>
+void refresh_distributed_level(DistributedClassicalLevel<T>& level,
+                               const DistributedCsrMatrix<T>& A, StageTimes& times);
 
 }  // namespace strata::amg::detail

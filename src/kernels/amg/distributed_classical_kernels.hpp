@@ -99,6 +99,7 @@ void extended_counts(const Exec& exec, size_type n, size_type count, const offse
 /// Fills E: row i < n is row i of the local view with its ghost columns
 /// j >= n renumbered to ghost_column[j - n]; row n + u is fetched row
 /// source[u] with its columns fetched_col (already local). Orders kept.
+/// col may be null: values only, on E's existing pattern (refresh).
 template <class Exec, class T>
 void extended_fill(const Exec& exec, size_type n, size_type count, const offset_type* local_ptr,
                    const index_type* local_col, const T* local_val, const index_type* ghost_column,
@@ -121,6 +122,17 @@ void extended_roles(const Exec& exec, size_type n, size_type count, const std::i
                     const index_type* cmap, std::int64_t coarse_begin, size_type owned_coarse,
                     const std::int64_t* coarse_id, const index_type* extended_rank, size_type below,
                     std::int32_t* role, index_type* column, index_type* row, std::int64_t* table);
+
+/// New values of the distributed P from the values of the owned rows
+/// (ptr, col, values: local coarse columns, table[col] global): each row's
+/// entries with global column in [coarse_begin, coarse_end) go, in order,
+/// to the diagonal block's row, the others to the off-diagonal block's row
+/// (the order DistributedCsrMatrix keeps when it splits a row).
+template <class Exec, class T>
+void split_values(const Exec& exec, size_type n, const offset_type* ptr, const index_type* col,
+                  const T* values, const std::int64_t* table, std::int64_t coarse_begin,
+                  std::int64_t coarse_end, const offset_type* diag_ptr, T* diag_values,
+                  const offset_type* offd_ptr, T* offd_values);
 
 /// #{k < m : 0 <= ids[k] < bound}.
 template <class Exec>

@@ -218,7 +218,7 @@ void extended_fill(const Exec& exec, size_type n, size_type count, const offset_
     if (r < n) {
       for (offset_type k = local_ptr[r]; k < local_ptr[r + 1]; ++k, ++q) {
         const index_type j = local_col[k];
-        col[q] = j < n ? j : ghost_column[j - n];
+        if (col) col[q] = j < n ? j : ghost_column[j - n];
         val[q] = local_val[k];
       }
       return;
@@ -226,7 +226,7 @@ void extended_fill(const Exec& exec, size_type n, size_type count, const offset_
     const index_type s = source[r - n];
     if (s < 0) return;
     for (offset_type k = fetched_ptr[s]; k < fetched_ptr[s + 1]; ++k, ++q) {
-      col[q] = fetched_col[k];
+      if (col) col[q] = fetched_col[k];
       val[q] = fetched_val[k];
     }
   });
@@ -265,6 +265,24 @@ void extended_roles(const Exec& exec, size_type n, size_type count, const std::i
     column[p] = c;
     row[p] = static_cast<index_type>(n) + rank;
     table[c] = coarse_id[u];
+  });
+}
+
+template <class Exec, class T>
+void split_values(const Exec& exec, size_type n, const offset_type* ptr, const index_type* col,
+                  const T* values, const std::int64_t* table, std::int64_t coarse_begin,
+                  std::int64_t coarse_end, const offset_type* diag_ptr, T* diag_values,
+                  const offset_type* offd_ptr, T* offd_values) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) {
+    offset_type d = diag_ptr[i], o = offd_ptr[i];
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+      const std::int64_t g = table[col[k]];
+      if (g >= coarse_begin && g < coarse_end) {
+        diag_values[d++] = values[k];
+      } else {
+        offd_values[o++] = values[k];
+      }
+    }
   });
 }
 
