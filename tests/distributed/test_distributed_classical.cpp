@@ -171,7 +171,7 @@ size_type check_coarsening(const CsrMatrix<double>& serial, const DistributedCsr
 }
 
 /// Every interpolation kind, truncated as by default, by a relative factor,
-/// and not at all.
+/// and not at all; and the row-sum test of strength.
 std::vector<amg::ClassicalParams> parameter_sets() {
   std::vector<amg::ClassicalParams> sets;
   for (const amg::Interpolation kind : {amg::Interpolation::mm_ext_i, amg::Interpolation::mm_ext,
@@ -187,6 +187,13 @@ std::vector<amg::ClassicalParams> parameter_sets() {
   amg::ClassicalParams untruncated;
   untruncated.max_elements_per_row = 0;
   sets.push_back(untruncated);
+  // The row-sum test sums a row in the distributed matrix's order (its
+  // diagonal block, then its off-diagonal block) and the serial one in the
+  // serial order: equal here, where the sums are exact or far from the
+  // threshold.
+  amg::ClassicalParams row_sum;
+  row_sum.max_row_sum = 0.9;
+  sets.push_back(row_sum);
   return sets;
 }
 
