@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <utility>
@@ -23,9 +25,11 @@
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/operator.hpp"
+#include "strata/distributed/reduction.hpp"
 #include "strata/distributed/rows.hpp"
 #include "strata/io/matrix_market.hpp"
 #include "strata/matrix/transpose.hpp"
+#include "strata/solver/krylov.hpp"
 
 namespace strata {
 namespace {
@@ -362,6 +366,81 @@ TEST(DistributedClassical, RefreshOfAnotherPatternIsRefusedOnEveryProcess) {
   auto transfer = coarsening->coarsen(A, 0, times);
   ASSERT_TRUE(transfer.has_value());
   EXPECT_THROW(coarsening->refresh(B, 0, *transfer, times), invalid_argument);
+}
+
+/// FCG to 1e-8 with a classical V-cycle (l1-Jacobi, which runs on
+/// distributed levels) on the level operator A, b from the global index.
+struct ClassicalSolve {
+  SolveInfo info;
+  amg::HierarchySummary summary;
+  SolveInfo after_resetup;
+};
+
+ClassicalSolve solve_with_classical(std::shared_ptr<const LevelOperator<double>> A,
+                                    std::shared_ptr<const Reduction<double>> reduction,
+                                    global_index first_row, const std::function<void()>& scale) {
+  std::vector<double> values(static_cast<std::size_t>(A->rows()));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = 1.0 + std::sin(0.37 * double(first_row + static_cast<global_index>(i)));
+  }
+  const Vector<double> b(Array<double>(Executor::host(), values));
+  amg::HierarchyParams h;
+  h.smoother = L1JacobiParams{};
+  h.coarse_size = 30;
+  amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>({}), h, reduction);
+  KrylovParams krylov;
+  krylov.relative_tolerance = 1e-8;
+  ClassicalSolve out;
+  Vector<double> x(Executor::host(), b.size(), 0.0);
+  out.info = solve(KrylovMethod{Fcg{.params = krylov}}, *A, b, x, &H, *reduction);
+  out.summary = H.summary();
+  scale();
+  H.resetup();
+  x.fill(0.0);
+  out.after_resetup = solve(KrylovMethod{Fcg{.params = krylov}}, *A, b, x, &H, *reduction);
+  return out;
+}
+
+/// The whole hierarchy (every level coarsened across processes, R A P by the
+/// distributed products) has the serial levels, and FCG takes the serial
+/// iterations, before and after a value-only resetup (which refreshes P and
+/// R of every distributed level).
+TEST(DistributedClassical, HierarchyHasTheSerialLevelsAndIterations) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type n = 11;
+  auto serial_matrix = std::make_shared<CsrMatrix<double>>(gallery::poisson3d(host, n, n, n));
+  const auto serial_scale = [&] {
+    std::vector<double> v = serial_matrix->values().to_vector();
+    for (double& x : v) x *= 1.5;
+    copy(Array<double>(host, v), serial_matrix->values());
+  };
+  const ClassicalSolve serial =
+      solve_with_classical(std::make_shared<const CsrOperator<double>>(serial_matrix),
+                           std::make_shared<const Reduction<double>>(), 0, serial_scale);
+  const RowPartition part = uneven(comm, n * n * n);
+  auto matrix =
+      std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
+  const auto scale = [&] {
+    for (auto* values : {&matrix->diag_values(), &matrix->offd_values()}) {
+      std::vector<double> v = values->to_vector();
+      for (double& x : v) x *= 1.5;
+      copy(Array<double>(host, v), *values);
+    }
+  };
+  const ClassicalSolve dist = solve_with_classical(
+      std::make_shared<const DistributedOperator<double>>(matrix),
+      std::make_shared<const DistributedReduction<double>>(comm), part.begin(), scale);
+  ASSERT_GE(serial.summary.levels.size(), 3u);
+  ASSERT_EQ(dist.summary.levels.size(), serial.summary.levels.size());
+  for (std::size_t l = 0; l < serial.summary.levels.size(); ++l) {
+    EXPECT_EQ(dist.summary.levels[l].rows, serial.summary.levels[l].rows) << "level " << l;
+    EXPECT_EQ(dist.summary.levels[l].nnz, serial.summary.levels[l].nnz) << "level " << l;
+  }
+  EXPECT_TRUE(dist.info.converged()) << to_string(dist.info.status);
+  EXPECT_NEAR(double(dist.info.iterations), double(serial.info.iterations), 1.0);
+  EXPECT_TRUE(dist.after_resetup.converged()) << to_string(dist.after_resetup.status);
+  EXPECT_NEAR(double(dist.after_resetup.iterations), double(serial.after_resetup.iterations), 1.0);
 }
 
 TEST(DistributedClassical, AggressiveCoarseningIsRefusedByName) {
