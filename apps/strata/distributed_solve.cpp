@@ -7,8 +7,9 @@
 //    rank 0 and its rows sent out (scatter_rows), as are --rhs and --x0.
 //  - The Krylov method runs on the DistributedOperator with a
 //    DistributedReduction for every sum, preconditioned by the Jacobi
-//    family, Chebyshev or AMG (aggregation; its levels distributed, its
-//    smoothers the Jacobi family or Chebyshev) built with that reduction.
+//    family, Chebyshev or AMG (classical or aggregation; its levels
+//    distributed, its smoothers the Jacobi family or Chebyshev) built with
+//    that reduction.
 //    What does not run distributed yet (ILU, Gauss-Seidel, smoothed
 //    aggregation, ...) is refused by name.
 //  - Errors: every check of the settings is made by every process on the
@@ -26,6 +27,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <variant>
 
 #include "defaults.hpp"
 #include "problem.hpp"
@@ -127,10 +129,10 @@ void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg
   if (type == P::amg) {
     using C = config::CoarseningType;
     const C coarsening = cfg.preconditioner.amg.coarsening;
-    if (coarsening != C::aggregation) {
+    if (coarsening == C::smoothed_aggregation) {
       throw usage_error("--coarsening " + choice_of(cfg, "preconditioner.amg.coarsening") +
                         given("preconditioner.amg.coarsening") + why +
-                        "; expected --coarsening aggregation, or one process");
+                        "; expected --coarsening classical or aggregation, or one process");
     }
     using S = config::AmgSmootherType;
     const S smoother = cfg.preconditioner.amg.smoother;
@@ -240,7 +242,18 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                  "and A x = b has a solution only for b orthogonal to them (--null-space "
                  "constant, which projects them out, runs on one process only for now)\n");
   }
-  const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  // Classical AMG's automatic smoother on the host is hybrid Gauss-Seidel,
+  // which does not run across processes yet: l1-Jacobi (the device's
+  // default, hypre's on GPUs) takes its place, and the report says so.
+  if (cfg.preconditioner.type == config::PreconditionerType::amg &&
+      cfg.preconditioner.amg.smoother == config::AmgSmootherType::automatic &&
+      std::holds_alternative<GaussSeidelParams>(config::amg_smoother(cfg, exec))) {
+    cfg.preconditioner.amg.smoother = config::AmgSmootherType::l1jacobi;
+    chosen.push_back(
+        "AMG smoother l1jacobi (the host's default, hybrid Gauss-Seidel, does not run across "
+        "processes yet; give --smoother for another)");
+  }
   settle_settings(cfg, facts);
 
   const auto op = std::make_shared<const DistributedOperator<double>>(A);

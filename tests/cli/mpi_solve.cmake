@@ -5,8 +5,9 @@
 #                   run, one JSON object with the process count and rows per
 #                   process that add up to the rows, one text report
 #   matrix_market   a file read on rank 0 and scattered solves as serially
-#   amg             aggregation AMG with distributed levels
-#   refused         classical AMG (the default) and a missing file: every process
+#   amg             classical AMG (the default; the serial iterations) and
+#                   aggregation AMG with distributed levels
+#   refused         a Gauss-Seidel AMG smoother and a missing file: every process
 #                   exits nonzero with the message, none hangs
 # Every command has a timeout: a process left waiting in a collective
 # fails the test instead of hanging it.
@@ -113,6 +114,18 @@ if(CASE STREQUAL "matches_serial")
     message(FATAL_ERROR "the report does not show the processes:\n${text_all}")
   endif()
 elseif(CASE STREQUAL "amg")
+  # Classical AMG, the default: the serial splitting and P on any number of
+  # processes, so the serial iterations (the host's smoother l1-Jacobi on
+  # both: hybrid Gauss-Seidel does not run across processes).
+  solve_serial_and_distributed(solve poisson3d --n 14 --host --smoother l1jacobi)
+  if(NOT dist_out MATCHES "\"coarse_solver\"")
+    message(FATAL_ERROR "no hierarchy in the report:\n${dist_out}")
+  endif()
+  run(auto MPI solve poisson3d --n 10 --host)
+  expect_exit(auto 0)
+  if(NOT auto_all MATCHES "AMG smoother l1jacobi")
+    message(FATAL_ERROR "the automatic smoother's replacement is not reported:\n${auto_all}")
+  endif()
   # Aggregation AMG with distributed levels: converges, reports its levels
   # over all processes and the redundant coarse solve; aggregates stop at
   # process boundaries, so the iterations may differ a little from serial.
@@ -147,7 +160,7 @@ elseif(CASE STREQUAL "refused")
   # itself names only the first process that failed).
   # (A newline, not ";", between the commands: ";" would split the list.)
   set(each sh -c "\"$0\" \"$@\"\necho \"strata exit $? on rank $OMPI_COMM_WORLD_RANK\"" ${STRATA})
-  foreach(case "2;--coarsening classical \\(the default\\) does not run on several processes yet;solve;--n;8;--host"
+  foreach(case "2;--smoother sgs does not run on several processes yet;solve;--n;8;--host;--precond;amg;--smoother;sgs"
                "2;--precond ilu0 does not run on several processes yet;solve;--n;8;--host;--precond;ilu0"
                "2;--resetup does not run on several processes yet;solve;--n;8;--host;--precond;jacobi;--resetup"
                "1;cannot open;solve;${DATA}/no-such-file.mtx;--host;--precond;jacobi")
