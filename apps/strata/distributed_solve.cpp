@@ -7,11 +7,11 @@
 //    rank 0 and its rows sent out (scatter_rows), as are --rhs and --x0.
 //  - The Krylov method runs on the DistributedOperator with a
 //    DistributedReduction for every sum, preconditioned by the Jacobi
-//    family, Chebyshev or AMG (classical or aggregation; its levels
-//    distributed, its smoothers the Jacobi family or Chebyshev) built with
-//    that reduction.
-//    What does not run distributed yet (ILU, Gauss-Seidel, smoothed
-//    aggregation, ...) is refused by name.
+//    family, Chebyshev, the Gauss-Seidel family and ILU (hybrid: each
+//    process its own rows) or AMG (classical or aggregation, every level
+//    distributed) built with that reduction. What does not run distributed
+//    yet (smoothed aggregation, resetup, near-null spaces) is refused by
+//    name.
 //  - Errors: every check of the settings is made by every process on the
 //    same settings, so all throw together; a step whose failure depends on
 //    the process (reading a file on rank 0, the GPU a rank gets) runs under
@@ -27,7 +27,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <variant>
 
 #include "defaults.hpp"
 #include "problem.hpp"
@@ -114,34 +113,12 @@ Vector<double> scattered_vector(const std::string& flag, const std::string& path
 void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg) {
   const std::string why = " does not run on several processes yet (mpirun started " +
                           std::to_string(processes::size()) + ")";
-  using P = config::PreconditionerType;
-  const P type = cfg.preconditioner.type;
-  const auto given = [&](const char* path) {
-    return o.given.count(path) > 0 ? "" : " (the default)";
-  };
-  if (type != P::none && type != P::jacobi && type != P::l1jacobi && type != P::chebyshev &&
-      type != P::amg) {
-    throw usage_error("--precond " + choice_of(cfg, "preconditioner.type") +
-                      given("preconditioner.type") + why +
-                      "; expected --precond none, jacobi, l1jacobi, chebyshev or amg, or one "
-                      "process");
-  }
-  if (type == P::amg) {
-    using C = config::CoarseningType;
-    const C coarsening = cfg.preconditioner.amg.coarsening;
-    if (coarsening == C::smoothed_aggregation) {
-      throw usage_error("--coarsening " + choice_of(cfg, "preconditioner.amg.coarsening") +
-                        given("preconditioner.amg.coarsening") + why +
-                        "; expected --coarsening classical or aggregation, or one process");
-    }
-    using S = config::AmgSmootherType;
-    const S smoother = cfg.preconditioner.amg.smoother;
-    if (smoother != S::automatic && smoother != S::jacobi && smoother != S::l1jacobi &&
-        smoother != S::chebyshev) {
-      throw usage_error("--smoother " + choice_of(cfg, "preconditioner.amg.smoother") + why +
-                        "; expected --smoother auto, jacobi, l1jacobi or chebyshev, or one "
-                        "process");
-    }
+  const bool given = o.given.count("preconditioner.amg.coarsening") > 0;
+  if (cfg.preconditioner.type == config::PreconditionerType::amg &&
+      cfg.preconditioner.amg.coarsening == config::CoarseningType::smoothed_aggregation) {
+    throw usage_error("--coarsening " + choice_of(cfg, "preconditioner.amg.coarsening") +
+                      (given ? "" : " (the default)") + why +
+                      "; expected --coarsening classical or aggregation, or one process");
   }
   const std::pair<bool, const char*> flags[] = {{o.resetup, "--resetup"},
                                                 {!o.null_space.empty(), "--null-space"},
@@ -242,18 +219,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                  "and A x = b has a solution only for b orthogonal to them (--null-space "
                  "constant, which projects them out, runs on one process only for now)\n");
   }
-  std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
-  // Classical AMG's automatic smoother on the host is hybrid Gauss-Seidel,
-  // which does not run across processes yet: l1-Jacobi (the device's
-  // default, hypre's on GPUs) takes its place, and the report says so.
-  if (cfg.preconditioner.type == config::PreconditionerType::amg &&
-      cfg.preconditioner.amg.smoother == config::AmgSmootherType::automatic &&
-      std::holds_alternative<GaussSeidelParams>(config::amg_smoother(cfg, exec))) {
-    cfg.preconditioner.amg.smoother = config::AmgSmootherType::l1jacobi;
-    chosen.push_back(
-        "AMG smoother l1jacobi (the host's default, hybrid Gauss-Seidel, does not run across "
-        "processes yet; give --smoother for another)");
-  }
+  const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
   settle_settings(cfg, facts);
 
   const auto op = std::make_shared<const DistributedOperator<double>>(A);

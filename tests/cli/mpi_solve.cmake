@@ -7,7 +7,7 @@
 #   matrix_market   a file read on rank 0 and scattered solves as serially
 #   amg             classical AMG (the default; the serial iterations) and
 #                   aggregation AMG with distributed levels
-#   refused         a Gauss-Seidel AMG smoother and a missing file: every process
+#   refused         smoothed aggregation and a missing file: every process
 #                   exits nonzero with the message, none hangs
 # Every command has a timeout: a process left waiting in a collective
 # fails the test instead of hanging it.
@@ -114,18 +114,21 @@ if(CASE STREQUAL "matches_serial")
     message(FATAL_ERROR "the report does not show the processes:\n${text_all}")
   endif()
 elseif(CASE STREQUAL "amg")
-  # Classical AMG, the default: the serial splitting and P on any number of
-  # processes, so the serial iterations (the host's smoother l1-Jacobi on
-  # both: hybrid Gauss-Seidel does not run across processes).
+  # Classical AMG: the serial splitting and P on any number of processes,
+  # so with l1-Jacobi (the same smoother on any split) the serial iterations.
   solve_serial_and_distributed(solve poisson3d --n 14 --host --smoother l1jacobi)
   if(NOT dist_out MATCHES "\"coarse_solver\"")
     message(FATAL_ERROR "no hierarchy in the report:\n${dist_out}")
   endif()
-  run(auto MPI solve poisson3d --n 10 --host)
-  expect_exit(auto 0)
-  if(NOT auto_all MATCHES "AMG smoother l1jacobi")
-    message(FATAL_ERROR "the automatic smoother's replacement is not reported:\n${auto_all}")
-  endif()
+  # The defaults (classical, hybrid Gauss-Seidel on the host: Jacobi between
+  # processes) and ILU(0)-GMRES on a nonsymmetric problem converge.
+  foreach(args "solve;poisson3d;--n;14;--host" "solve;convdiff3d;--n;12;--host;--precond;ilu0")
+    run(other MPI ${args})
+    expect_exit(other 0)
+    if(NOT other_all MATCHES "converged after")
+      message(FATAL_ERROR "${args}:\n${other_all}")
+    endif()
+  endforeach()
   # Aggregation AMG with distributed levels: converges, reports its levels
   # over all processes and the redundant coarse solve; aggregates stop at
   # process boundaries, so the iterations may differ a little from serial.
@@ -160,8 +163,7 @@ elseif(CASE STREQUAL "refused")
   # itself names only the first process that failed).
   # (A newline, not ";", between the commands: ";" would split the list.)
   set(each sh -c "\"$0\" \"$@\"\necho \"strata exit $? on rank $OMPI_COMM_WORLD_RANK\"" ${STRATA})
-  foreach(case "2;--smoother sgs does not run on several processes yet;solve;--n;8;--host;--precond;amg;--smoother;sgs"
-               "2;--precond ilu0 does not run on several processes yet;solve;--n;8;--host;--precond;ilu0"
+  foreach(case "2;--coarsening smoothed_aggregation does not run on several processes yet;solve;--n;8;--host;--precond;amg;--coarsening;smoothed_aggregation"
                "2;--resetup does not run on several processes yet;solve;--n;8;--host;--precond;jacobi;--resetup"
                "1;cannot open;solve;${DATA}/no-such-file.mtx;--host;--precond;jacobi")
     list(POP_FRONT case status message)

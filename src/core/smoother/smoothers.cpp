@@ -7,8 +7,9 @@
 #include <cmath>
 #include <string>
 
-#include "core/smoother/ilu_smoother.hpp"
 #include "core/smoother/gauss_seidel.hpp"
+#include "core/smoother/ilu_smoother.hpp"
+#include "core/smoother/process_local.hpp"
 #include "core/solver/diagonal.hpp"
 #include "kernels/matrix/block_diagonal_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
@@ -353,17 +354,31 @@ std::unique_ptr<Smoother<T>> make_smoother(std::shared_ptr<const LevelOperator<T
     std::unique_ptr<Smoother<T>> operator()(const ChebyshevParams& p) const {
       return std::make_unique<ChebyshevSmoother<T>>(A, p, reduction);
     }
+    // The Gauss-Seidel family and ILU act on rows in order; on a
+    // distributed level each process runs them on its own rows (hybrid).
+    std::unique_ptr<Smoother<T>> sequential(const detail::LocalSmootherFactory<T>& make) const {
+      if (!A->distributed()) return make(A);
+      return detail::make_process_local<T>(A, make);
+    }
     std::unique_ptr<Smoother<T>> operator()(const IluParams& p) const {
-      return detail::make_ilu_smoother(A, p);
+      return sequential([&](std::shared_ptr<const LevelOperator<T>> level) {
+        return detail::make_ilu_smoother(std::move(level), p);
+      });
     }
     std::unique_ptr<Smoother<T>> operator()(const GaussSeidelParams& p) const {
-      return detail::make_gauss_seidel(A, p);
+      return sequential([&](std::shared_ptr<const LevelOperator<T>> level) {
+        return detail::make_gauss_seidel(std::move(level), p);
+      });
     }
     std::unique_ptr<Smoother<T>> operator()(const MulticolorGaussSeidelParams& p) const {
-      return detail::make_gauss_seidel(A, p);
+      return sequential([&](std::shared_ptr<const LevelOperator<T>> level) {
+        return detail::make_gauss_seidel(std::move(level), p);
+      });
     }
     std::unique_ptr<Smoother<T>> operator()(const TwoStageGaussSeidelParams& p) const {
-      return detail::make_gauss_seidel(A, p);
+      return sequential([&](std::shared_ptr<const LevelOperator<T>> level) {
+        return detail::make_gauss_seidel(std::move(level), p);
+      });
     }
   };
   return std::visit(Make{A, reduction}, params);
