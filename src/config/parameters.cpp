@@ -153,7 +153,8 @@ void declare_solver(std::vector<Parameter>& out) {
   krylov.integer("stagnation_window", &KrylovParams::stagnation_window, at_least(0),
                  "Stop (stagnated) when the residual falls by less than stagnation_factor over "
                  "this many iterations; 0: off");
-  krylov.number("stagnation_factor", &KrylovParams::stagnation_factor, {.min = 0, .max = 1, .min_open = true},
+  krylov.number("stagnation_factor", &KrylovParams::stagnation_factor,
+                {.min = 0, .max = 1, .min_open = true},
                 "Least reduction over a stagnation window: the smallest residual of the window "
                 "must be below this times the smallest before it");
   solver.integer("restart", &KrylovSettings::restart, at_least(1),
@@ -174,15 +175,13 @@ void declare_gauss_seidel(std::vector<Parameter>& out) {
   Block mc(
       out, "preconditioner.multicolor_gs",
       [](auto& c) -> auto& { return c.preconditioner.multicolor_gs; });
-  mc.number("omega", &MulticolorGaussSeidelParams::omega, sor,
-            "Weight of multicolor Gauss-Seidel");
+  mc.number("omega", &MulticolorGaussSeidelParams::omega, sor, "Weight of multicolor Gauss-Seidel");
   mc.unsigned_integer("seed", &MulticolorGaussSeidelParams::seed,
                       "Seed of the coloring's random keys");
   Block ts(
       out, "preconditioner.two_stage_gs",
       [](auto& c) -> auto& { return c.preconditioner.two_stage_gs; });
-  ts.number("omega", &TwoStageGaussSeidelParams::omega, sor,
-            "Weight of two-stage Gauss-Seidel");
+  ts.number("omega", &TwoStageGaussSeidelParams::omega, sor, "Weight of two-stage Gauss-Seidel");
   ts.integer("inner_sweeps", &TwoStageGaussSeidelParams::inner_sweeps, at_least(0),
              "Two-stage Gauss-Seidel: Jacobi sweeps of the triangular solve (1: hypre relax 11, "
              "2: relax 12)",
@@ -210,7 +209,8 @@ void declare_smoothers(std::vector<Parameter>& out) {
               {"multicolor_sgs", PreconditionerType::multicolor_sgs},
               {"two_stage_gs", PreconditionerType::two_stage_gs},
               {"two_stage_sgs", PreconditionerType::two_stage_sgs}},
-             "Preconditioner (sgs, multicolor_sgs, two_stage_sgs: symmetric, for CG; ilut: nonsymmetric, for GMRES)",
+             "Preconditioner (sgs, multicolor_sgs, two_stage_sgs: symmetric, for CG; ilut: "
+             "nonsymmetric, for GMRES)",
              {.flags = {"--precond"}});
   // The (l1-)Jacobi weight keeps its old shared spellings: only one of the
   // two smoothers runs at a time.
@@ -271,16 +271,15 @@ void declare_amg(std::vector<Parameter>& out) {
       out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg; });
   Block h(
       out, "preconditioner.amg", [](auto& c) -> auto& { return c.preconditioner.amg.hierarchy; });
-  amg.choice(
-      "coarsening", &AmgSettings::coarsening,
-      {{"classical", CoarseningType::classical},
-       {"aggregation", CoarseningType::aggregation},
-       {"smoothed_aggregation", CoarseningType::smoothed_aggregation},
-       // The and PyAMG's short name; written back in full.
-       {"sa", CoarseningType::smoothed_aggregation}},
-      "AMG coarsening (smoothed_aggregation, or sa: blocked smoothed aggregation for "
-      "elasticity)",
-      {.flags = {"--amg", "--coarsening"}});
+  amg.choice("coarsening", &AmgSettings::coarsening,
+             {{"classical", CoarseningType::classical},
+              {"aggregation", CoarseningType::aggregation},
+              {"smoothed_aggregation", CoarseningType::smoothed_aggregation},
+              // The and PyAMG's short name; written back in full.
+              {"sa", CoarseningType::smoothed_aggregation}},
+             "AMG coarsening (smoothed_aggregation, or sa: blocked smoothed aggregation for "
+             "elasticity)",
+             {.flags = {"--amg", "--coarsening"}});
   h.choice("cycle", &H::cycle,
            {{"V", amg::CycleType::V},
             {"W", amg::CycleType::W},
@@ -296,6 +295,9 @@ void declare_amg(std::vector<Parameter>& out) {
             "Target rows of the coarsest level (solved directly); 0: 64 on the host, 600 on the "
             "device",
             {.flags = {"--coarse-size"}});
+  h.integer("agglomeration_rows", &H::agglomeration_rows, at_least(0),
+            "Across processes: levels below this many rows gathered onto one process; 0: never",
+            {.flags = {"--agglomeration-rows"}});
   amg.choice("smoother", &AmgSettings::smoother,
              {{"auto", AmgSmootherType::automatic},
               {"jacobi", AmgSmootherType::jacobi},

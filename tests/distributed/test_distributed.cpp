@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/mpi_test_util.hpp"
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/operator.hpp"
@@ -25,11 +26,9 @@
 namespace strata {
 namespace {
 
-Communicator world() { return make_communicator(MPI_COMM_WORLD); }
-
-/// A smooth, nonzero value for global index i: vectors filled from it are
-/// the same however they are split.
-double value_at(global_index i) { return 1.0 + std::sin(0.37 * static_cast<double>(i)); }
+using test::uneven;
+using test::value_at;
+using test::world;
 
 Vector<double> serial_vector(size_type n) {
   std::vector<double> v(static_cast<std::size_t>(n));
@@ -38,26 +37,7 @@ Vector<double> serial_vector(size_type n) {
 }
 
 DistributedVector<double> distributed_vector(const RowPartition& partition) {
-  std::vector<double> v(static_cast<std::size_t>(partition.local_size()));
-  for (size_type i = 0; i < partition.local_size(); ++i) {
-    v[static_cast<std::size_t>(i)] = value_at(partition.begin() + i);
-  }
-  return DistributedVector<double>(partition, Vector<double>(Array<double>(Executor::host(), v)));
-}
-
-/// Uneven blocks: process r owns a share growing with r, and process 0
-/// owns none when there are several (a process with no rows).
-RowPartition uneven(const Communicator& comm, size_type global_rows) {
-  const int p = comm.size();
-  if (p == 1) return RowPartition::uniform(comm, global_rows);
-  std::vector<global_index> offsets(static_cast<std::size_t>(p) + 1, 0);
-  const size_type weights = static_cast<size_type>(p) * (p - 1) / 2;  // 0 + 1 + ... + p-1
-  for (int r = 1; r < p; ++r) {
-    offsets[static_cast<std::size_t>(r) + 1] =
-        offsets[static_cast<std::size_t>(r)] + global_rows * r / weights;
-  }
-  offsets.back() = global_rows;
-  return RowPartition(comm, offsets);
+  return DistributedVector<double>(partition, test::block_of(partition));
 }
 
 /// Checks, on rank 0, that the gathered y equals y_serial to rounding.
@@ -270,7 +250,8 @@ TEST(DistributedSpmv, EqualsSerialOnStencils) {
 TEST(DistributedSpmv, NamedProblemsEqualTheSerialOnes) {
   const Communicator comm = world();
   const Executor host = Executor::host();
-  for (const std::string name : {"poisson2d", "poisson3d", "diffusion27", "aniso2d", "convdiff3d"}) {
+  for (const std::string name :
+       {"poisson2d", "poisson3d", "diffusion27", "aniso2d", "convdiff3d"}) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(gallery::has_distributed_generator(name));
     const DistributedCsrMatrix<double> A = gallery::generate(name, 5, comm, host);
@@ -479,11 +460,7 @@ TEST(DistributedReductionTest, DeterministicAndEqualToTheSerialSum) {
 
 // ------------------------------------------------------------------ solvers
 
-KrylovParams tolerance(double relative) {
-  KrylovParams p;
-  p.relative_tolerance = relative;
-  return p;
-}
+KrylovParams tolerance(double relative) { return test::relative_tolerance(relative); }
 
 struct Solve {
   SolveInfo info;
@@ -633,8 +610,8 @@ TEST(DistributedDevice, SpmvAndCgMatchTheSerialRun) {
   const KrylovMethod cg = Cg{.params = tolerance(1e-8)};
   const Solve reference = serial_solve(cg, serial, JacobiParams{});
   const DistributedReduction<double> reduction(comm);
-  auto A = std::make_shared<const DistributedOperator<double>>(
-      gallery::poisson3d(part, dev, 10, 9, 8));
+  auto A =
+      std::make_shared<const DistributedOperator<double>>(gallery::poisson3d(part, dev, 10, 9, 8));
   const std::unique_ptr<Smoother<double>> M =
       make_smoother<double>(A, SmootherParams{JacobiParams{}}, reduction);
   const Vector<double> b = distributed_vector(part).local().to(dev);

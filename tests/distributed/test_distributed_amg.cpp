@@ -10,7 +10,9 @@
 #include <memory>
 #include <vector>
 
+#include "distributed/mpi_test_util.hpp"
 #include "strata/amg/aggregation.hpp"
+#include "strata/amg/classical.hpp"
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/operator.hpp"
@@ -21,15 +23,8 @@
 namespace strata {
 namespace {
 
-Communicator world() { return make_communicator(MPI_COMM_WORLD); }
-
-double value_at(global_index i) { return 1.0 + std::sin(0.37 * static_cast<double>(i)); }
-
-Vector<double> block_of(const RowPartition& part) {
-  std::vector<double> v(static_cast<std::size_t>(part.local_size()));
-  for (size_type i = 0; i < part.local_size(); ++i) v[std::size_t(i)] = value_at(part.begin() + i);
-  return Vector<double>(Array<double>(Executor::host(), v));
-}
+using test::block_of;
+using test::world;
 
 struct Outcome {
   SolveInfo info;
@@ -45,11 +40,7 @@ amg::HierarchyParams kcycle() {
   return h;
 }
 
-KrylovParams to(double tolerance) {
-  KrylovParams p;
-  p.relative_tolerance = tolerance;
-  return p;
-}
+KrylovParams to(double tolerance) { return test::relative_tolerance(tolerance); }
 
 /// FCG with the aggregation K-cycle on `A` (any level kind), with b from the
 /// global index, x = 0.
@@ -156,16 +147,72 @@ TEST(DistributedAmg, ResetupTakesNewValues) {
   };
   const SolveInfo first = run();
   // A shifted operator (A + I scaled): new values on the same pattern.
-  for (auto* values : {&matrix->diag_values(), &matrix->offd_values()}) {
-    std::vector<double> v = values->to_vector();
-    for (double& x : v) x *= 2.5;
-    *values = Array<double>(host, v);
-  }
+  test::scale_values(*matrix, 2.5);
   H.resetup();
   const SolveInfo second = run();
   EXPECT_TRUE(second.converged());
   // A scaled operator has the same preconditioned spectrum.
   EXPECT_NEAR(double(second.iterations), double(first.iterations), 1.0);
+}
+
+/// Agglomeration: the levels below agglomeration_rows live on process 0
+/// alone. For classical AMG with l1-Jacobi (a smoother that does not depend
+/// on the split) that only moves rows, so the iterations are those without
+/// it, also after a value-only resetup.
+TEST(DistributedAmg, AgglomerationMovesSmallLevelsOntoOneProcess) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type n = 14;
+  const RowPartition part = RowPartition::uniform(comm, n * n * n);
+  auto matrix =
+      std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
+  auto A = std::make_shared<const DistributedOperator<double>>(matrix);
+  auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  const Vector<double> b = block_of(part);
+  const auto run = [&](const amg::Hierarchy<double>& H) {
+    Vector<double> x(host, b.size(), 0.0), r(host, b.size());
+    const SolveInfo info = solve(KrylovMethod{Cg{.params = to(1e-8)}}, *A, b, x, &H, *reduction);
+    A->residual(b, x, r);
+    EXPECT_LE(reduction->norm2(r) / reduction->norm2(b), 1e-8);
+    EXPECT_TRUE(info.converged());
+    return info.iterations;
+  };
+  amg::HierarchyParams h;
+  h.smoother = L1JacobiParams{};
+  h.coarse_size = 20;
+  const amg::Hierarchy<double> plain(A, amg::make_classical_coarsening<double>({}), h, reduction);
+  h.agglomeration_rows = 400;
+  amg::Hierarchy<double> gathered(A, amg::make_classical_coarsening<double>({}), h, reduction);
+  ASSERT_EQ(gathered.num_levels(), plain.num_levels());
+  int moved = 0;
+  for (int l = 0; l < gathered.num_levels(); ++l) {
+    const LevelOperator<double>& level = gathered.level_operator(l);
+    EXPECT_EQ(level.global_nnz(), plain.level_operator(l).global_nnz()) << "level " << l;
+    if (level.global_rows() < 400 && l > 0) {
+      ++moved;
+      EXPECT_EQ(level.rows(), comm.rank() == 0 ? level.global_rows() : 0) << "level " << l;
+    }
+  }
+  EXPECT_GE(moved, 1);
+  EXPECT_NE(gathered.summary().coarsening.find("on one process"), std::string::npos);
+  const int iterations = run(plain);
+  EXPECT_EQ(run(gathered), iterations);
+
+  // New values, the same pattern: refresh through the composed transfers.
+  test::scale_values(*matrix, 0.5);
+  gathered.resetup();
+  EXPECT_EQ(run(gathered), iterations);
+
+  // Aggregation with agglomeration converges as well.
+  amg::HierarchyParams k = kcycle();
+  k.agglomeration_rows = 400;
+  const amg::Hierarchy<double> aggregated(
+      A, amg::make_aggregation_coarsening<double>({.dimension = 3}), k, reduction);
+  Vector<double> x(host, b.size(), 0.0);
+  const SolveInfo info =
+      solve(KrylovMethod{Fcg{.params = to(1e-8)}}, *A, b, x, &aggregated, *reduction);
+  EXPECT_TRUE(info.converged());
+  EXPECT_LE(info.iterations, 30);
 }
 
 /// The device builds about the hierarchy the host builds and the K-cycle

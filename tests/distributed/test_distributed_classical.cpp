@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "distributed/mpi_test_util.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/mpi.hpp"
@@ -34,76 +35,11 @@
 namespace strata {
 namespace {
 
-Communicator world() { return make_communicator(MPI_COMM_WORLD); }
-
-using Entries = std::map<std::pair<global_index, global_index>, double>;
-
-/// Uneven blocks: process r owns a share growing with r, so process 0 owns
-/// none when there are several.
-RowPartition uneven(const Communicator& comm, size_type global_rows) {
-  const int p = comm.size();
-  if (p == 1) return RowPartition::uniform(comm, global_rows);
-  std::vector<global_index> offsets(static_cast<std::size_t>(p) + 1, 0);
-  const size_type weights = static_cast<size_type>(p) * (p - 1) / 2;
-  for (int r = 1; r < p; ++r) {
-    offsets[static_cast<std::size_t>(r) + 1] =
-        offsets[static_cast<std::size_t>(r)] + global_rows * r / weights;
-  }
-  offsets.back() = global_rows;
-  return RowPartition(comm, offsets);
-}
-
-/// Every entry of a distributed matrix, on every process.
-Entries gathered(const DistributedCsrMatrix<double>& M) {
-  const RowBlock<double> own = owned_rows(M);
-  const auto ptr = own.row_ptr.to_vector();
-  const auto col = own.cols.to_vector();
-  const auto val = own.values.to_vector();
-  std::vector<global_index> keys;
-  std::vector<double> values;
-  for (size_type i = 0; i < own.rows(); ++i) {
-    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-      keys.push_back(M.row_partition().begin() + i);
-      keys.push_back(col[k]);
-      values.push_back(val[k]);
-    }
-  }
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int mine = static_cast<int>(values.size());
-  std::vector<int> counts(size), displacements(size, 0);
-  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
-  const int total = displacements.back() + counts.back();
-  std::vector<double> all_values(static_cast<std::size_t>(total));
-  MPI_Allgatherv(values.data(), mine, MPI_DOUBLE, all_values.data(), counts.data(),
-                 displacements.data(), MPI_DOUBLE, MPI_COMM_WORLD);
-  for (int r = 0; r < size; ++r) {
-    counts[r] *= 2;
-    displacements[r] *= 2;
-  }
-  std::vector<global_index> all_keys(static_cast<std::size_t>(2 * total));
-  MPI_Allgatherv(keys.data(), 2 * mine, MPI_INT64_T, all_keys.data(), counts.data(),
-                 displacements.data(), MPI_INT64_T, MPI_COMM_WORLD);
-  Entries out;
-  for (int k = 0; k < total; ++k) {
-    const auto key = std::make_pair(all_keys[2 * k], all_keys[2 * k + 1]);
-    EXPECT_EQ(out.count(key), 0u) << "entry (" << key.first << ", " << key.second << ") twice";
-    out[key] = all_values[static_cast<std::size_t>(k)];
-  }
-  return out;
-}
-
-Entries entries_of(const CsrMatrix<double>& A) {
-  const auto ptr = A.row_ptr().to_vector();
-  const auto col = A.col_idx().to_vector();
-  const auto val = A.values().to_vector();
-  Entries out;
-  for (size_type i = 0; i < A.rows(); ++i) {
-    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) out[{i, col[k]}] = val[k];
-  }
-  return out;
-}
+using test::Entries;
+using test::entries_of;
+using test::gathered;
+using test::uneven;
+using test::world;
 
 /// The whole splitting from every process's part, on every process.
 std::vector<std::int32_t> gathered(const Array<std::int32_t>& part) {

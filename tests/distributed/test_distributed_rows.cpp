@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "distributed/mpi_test_util.hpp"
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/rows.hpp"
 #include "strata/gallery/gallery.hpp"
@@ -20,9 +21,10 @@
 namespace strata {
 namespace {
 
-Communicator world() { return make_communicator(MPI_COMM_WORLD); }
-
-using Entries = std::map<std::pair<global_index, global_index>, double>;
+using test::Entries;
+using test::entries_of;
+using test::gathered;
+using test::world;
 
 /// The rows [begin, end) of a serial matrix as a process's RowBlock.
 RowBlock<double> rows_of(const CsrMatrix<double>& A, const RowPartition& rows) {
@@ -41,49 +43,6 @@ RowBlock<double> rows_of(const CsrMatrix<double>& A, const RowPartition& rows) {
   }
   const Executor host = Executor::host();
   return {Array<offset_type>(host, p), Array<global_index>(host, c), Array<double>(host, v)};
-}
-
-/// Every entry of a distributed matrix, on every process.
-Entries gathered(const DistributedCsrMatrix<double>& M) {
-  const RowBlock<double> own = owned_rows(M);
-  const auto ptr = own.row_ptr.to_vector();
-  const auto col = own.cols.to_vector();
-  const auto val = own.values.to_vector();
-  std::vector<double> triples;
-  for (size_type i = 0; i < own.rows(); ++i) {
-    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-      triples.push_back(double(M.row_partition().begin() + i));
-      triples.push_back(double(col[k]));
-      triples.push_back(val[k]);
-    }
-  }
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int mine = static_cast<int>(triples.size());
-  std::vector<int> counts(size), displacements(size, 0);
-  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
-  std::vector<double> all(static_cast<std::size_t>(displacements.back() + counts.back()));
-  MPI_Allgatherv(triples.data(), mine, MPI_DOUBLE, all.data(), counts.data(), displacements.data(),
-                 MPI_DOUBLE, MPI_COMM_WORLD);
-  Entries out;
-  for (std::size_t k = 0; k < all.size(); k += 3) {
-    const auto key = std::make_pair(global_index(all[k]), global_index(all[k + 1]));
-    EXPECT_EQ(out.count(key), 0u) << "entry (" << key.first << ", " << key.second << ") twice";
-    out[key] = all[k + 2];
-  }
-  return out;
-}
-
-Entries entries_of(const CsrMatrix<double>& A) {
-  const auto ptr = A.row_ptr().to_vector();
-  const auto col = A.col_idx().to_vector();
-  const auto val = A.values().to_vector();
-  Entries out;
-  for (size_type i = 0; i < A.rows(); ++i) {
-    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) out[{i, col[k]}] = val[k];
-  }
-  return out;
 }
 
 void expect_same(const Entries& got, const Entries& want, double scale = 1.0) {
@@ -167,11 +126,7 @@ TEST(DistributedRows, RecomputeTakesNewValuesOnTheSamePattern) {
   DistributedProduct<double> product(dA, dP);
   const Entries before = gathered(*product.result());
   expect_same(before, entries_of(spgemm(A, P)));
-  for (auto* values : {&dA.diag_values(), &dA.offd_values()}) {
-    std::vector<double> v = values->to_vector();
-    for (double& x : v) x *= 3.0;
-    *values = Array<double>(Executor::host(), v);
-  }
+  test::scale_values(dA, 3.0);
   const DistributedCsrMatrix<double>* same = product.result().get();
   product.recompute(dA, dP);
   EXPECT_EQ(product.result().get(), same);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/mpi_test_util.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/mpi.hpp"
@@ -25,21 +26,10 @@
 namespace strata {
 namespace {
 
-Communicator world() { return make_communicator(MPI_COMM_WORLD); }
+using test::block_of;
+using test::world;
 
-Vector<double> block_of(const RowPartition& part) {
-  std::vector<double> v(static_cast<std::size_t>(part.local_size()));
-  for (size_type i = 0; i < part.local_size(); ++i) {
-    v[std::size_t(i)] = 1.0 + std::sin(0.37 * double(part.begin() + i));
-  }
-  return Vector<double>(Array<double>(Executor::host(), v));
-}
-
-KrylovParams to(double tolerance) {
-  KrylovParams p;
-  p.relative_tolerance = tolerance;
-  return p;
-}
+KrylovParams to(double tolerance) { return test::relative_tolerance(tolerance); }
 
 struct Outcome {
   SolveInfo info;

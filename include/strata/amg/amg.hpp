@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "strata/smoother/smoother.hpp"
-#include "strata/solver/level_operator.hpp"
 #include "strata/solver/krylov.hpp"
+#include "strata/solver/level_operator.hpp"
 
 namespace strata::amg {
 
@@ -104,6 +104,15 @@ class Coarsening {
                                                      const LevelOperator<T>& A,
                                                      const LevelOperator<T>& P) {
     return A.galerkin(R, P);
+  }
+  /// The coarse rows of level `level`'s transfer were moved to other
+  /// processes after coarsen() (agglomeration): a coarsening that keeps
+  /// data per coarse row for the next level (aggregation's coarse
+  /// near-null space) passes each such vector through `move`, which takes a
+  /// vector split like the coarse rows were and returns it split like they
+  /// are now (collective). The default keeps no such data.
+  virtual void move_coarse_rows(int level, const std::function<Vector<T>(const Vector<T>&)>& move) {
+    (void)level, (void)move;
   }
   /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
   /// false); refresh() may then throw. The default keeps nothing extra.
@@ -178,6 +187,14 @@ struct HierarchyParams {
   /// AMG on 7-point 256^3: several GB; see bench/NOTES.md). false frees them
   /// once setup is done, and resetup() then throws invalid_argument.
   bool keep_resetup_data = true;
+  /// Distributed levels only (agglomeration, hypre's and PETSc GAMG's
+  /// processor reduction): a coarse level of fewer rows than this, over
+  /// all processes, is gathered onto process 0 with every level below it
+  /// (its transfer composed with the redistribution), so that the small
+  /// levels' products exchange no halo and the coarsest level needs no
+  /// gather. 0 (the default): never, until the gain is measured across
+  /// GPUs; the coarsest level is then solved on every process.
+  size_type agglomeration_rows = 0;
   /// Called on the setting-up thread once per level as setup finishes it,
   /// finest first, then once for the coarsest level: a long setup can
   /// report progress while it runs (`strata solve` prints a line per level)

@@ -390,6 +390,31 @@ class AggregationCoarsening final : public Coarsening<T> {
                        std::make_shared<const CsrOperator<T>>(std::move(interpolation.R))};
   }
 
+  /// The next level's near-null space (column-major, one column per
+  /// vector) follows its rows.
+  void move_coarse_rows(int level,
+                        const std::function<Vector<T>(const Vector<T>&)>& move) override {
+    const auto next = static_cast<std::size_t>(level) + 1;
+    require(next < near_null_.size(), "aggregation coarsening: level " + std::to_string(level) +
+                                          " has no coarse near-null space to move");
+    const Array<T>& B = near_null_[next];
+    const Executor& exec = B.executor();
+    const size_type rows = B.size() / columns_;
+    std::vector<Vector<T>> moved;
+    for (int c = 0; c < columns_; ++c) {
+      Vector<T> column(exec, rows);
+      if (rows > 0) copy_bytes(column.data(), exec, B.data() + c * rows, exec, sizeof(T) * rows);
+      moved.push_back(move(column));
+    }
+    const size_type new_rows = moved.front().size();
+    Array<T> result(exec, new_rows * columns_);
+    for (int c = 0; c < columns_ && new_rows > 0; ++c) {
+      copy_bytes(result.data() + c * new_rows, exec, moved[std::size_t(c)].data(), exec,
+                 sizeof(T) * new_rows);
+    }
+    near_null_[next] = std::move(result);
+  }
+
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
                                              const LevelOperator<T>& P) override {
     if (A.distributed()) return A.galerkin(R, P);  // R (A P), fetching rows of P and A P

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/amg/stage_timer.hpp"
+#include "core/distributed/agglomeration.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "strata/amg/amg.hpp"
 
@@ -415,6 +416,9 @@ Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
   require(params.coarse_size >= 0,
           "amg::Hierarchy: coarse_size must be >= 0 (0: the executor's default), got " +
               std::to_string(params.coarse_size));
+  require(params.agglomeration_rows >= 0,
+          "amg::Hierarchy: agglomeration_rows must be >= 0 (0: never), got " +
+              std::to_string(params.agglomeration_rows));
   require(params.kcycle_levels >= 0, "amg::Hierarchy: kcycle_levels must be >= 0, got " +
                                          std::to_string(params.kcycle_levels));
   require(params.kcycle_threshold >= 0 && params.kcycle_threshold < 1,
@@ -430,7 +434,10 @@ Hierarchy<T>::Hierarchy(std::shared_ptr<const LevelOperator<T>> A,
   impl_->params = params;
   if (params.coarse_size == 0) impl_->params.coarse_size = default_coarse_size(A->executor());
   impl_->reduction = reduction ? std::move(reduction) : std::make_shared<const Reduction<T>>();
-  impl_->coarsening = std::move(coarsening);
+  impl_->coarsening =
+      params.agglomeration_rows > 0
+          ? strata::detail::make_agglomerating(std::move(coarsening), params.agglomeration_rows)
+          : std::move(coarsening);
   impl_->setup(std::move(A));
 }
 
