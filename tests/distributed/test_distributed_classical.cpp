@@ -393,8 +393,8 @@ ClassicalSolve solve_with_classical(std::shared_ptr<const LevelOperator<double>>
   amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>(params), h, reduction);
   KrylovParams krylov;
   krylov.relative_tolerance = 1e-8;
-  const KrylovMethod method = cg ? KrylovMethod{Cg{.params = krylov}}
-                                 : KrylovMethod{Fcg{.params = krylov}};
+  const KrylovMethod method =
+      cg ? KrylovMethod{Cg{.params = krylov}} : KrylovMethod{Fcg{.params = krylov}};
   ClassicalSolve out;
   Vector<double> x(Executor::host(), b.size(), 0.0);
   out.info = solve(method, *A, b, x, &H, *reduction);
@@ -454,7 +454,8 @@ TEST(DistributedClassical, HierarchyHasTheSerialLevelsAndIterations) {
 std::vector<amg::ClassicalParams> aggressive_parameter_sets() {
   std::vector<amg::ClassicalParams> sets;
   for (const int paths : {1, 2}) {
-    for (const amg::Interpolation kind : {amg::Interpolation::mm_ext_e, amg::Interpolation::mm_ext}) {
+    for (const amg::Interpolation kind :
+         {amg::Interpolation::mm_ext_e, amg::Interpolation::mm_ext}) {
       amg::ClassicalParams p;
       p.aggressive_levels = 1;
       p.aggressive_num_paths = paths;
@@ -528,8 +529,10 @@ TEST(DistributedClassical, AggressiveAnisotropyMatchesTheSerialCoarsening) {
         gallery::anisotropic2d(part, host, 19, 17, epsilon, theta);
     const DistributedCsrMatrix<double> B = gallery::anisotropic2d(part, host, 19, 17, epsilon, 0.0);
     for (const amg::ClassicalParams& params : aggressive_parameter_sets()) {
-      check_coarsening(serial, A, params, "anisotropic2d 19x17 rotated, " + aggressive_name(params));
-      check_coarsening(aligned, B, params, "anisotropic2d 19x17 aligned, " + aggressive_name(params));
+      check_coarsening(serial, A, params,
+                       "anisotropic2d 19x17 rotated, " + aggressive_name(params));
+      check_coarsening(aligned, B, params,
+                       "anisotropic2d 19x17 aligned, " + aggressive_name(params));
     }
   }
 }
@@ -597,10 +600,9 @@ TEST(DistributedClassical, AggressiveHierarchyHasTheSerialLevelsAndIterations) {
       for (double& x : v) x *= 1.5;
       copy(Array<double>(host, v), serial_matrix->values());
     };
-    const ClassicalSolve serial =
-        solve_with_classical(std::make_shared<const CsrOperator<double>>(serial_matrix),
-                             std::make_shared<const Reduction<double>>(), 0, serial_scale, params,
-                             true);
+    const ClassicalSolve serial = solve_with_classical(
+        std::make_shared<const CsrOperator<double>>(serial_matrix),
+        std::make_shared<const Reduction<double>>(), 0, serial_scale, params, true);
     const RowPartition part = uneven(comm, n * n * n);
     auto matrix =
         std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
@@ -611,10 +613,10 @@ TEST(DistributedClassical, AggressiveHierarchyHasTheSerialLevelsAndIterations) {
         copy(Array<double>(host, v), *values);
       }
     };
-    const ClassicalSolve dist = solve_with_classical(
-        std::make_shared<const DistributedOperator<double>>(matrix),
-        std::make_shared<const DistributedReduction<double>>(comm), part.begin(), scale, params,
-        true);
+    const ClassicalSolve dist =
+        solve_with_classical(std::make_shared<const DistributedOperator<double>>(matrix),
+                             std::make_shared<const DistributedReduction<double>>(comm),
+                             part.begin(), scale, params, true);
     ASSERT_GE(serial.summary.levels.size(), 3u);
     ASSERT_EQ(dist.summary.levels.size(), serial.summary.levels.size());
     for (std::size_t l = 0; l < serial.summary.levels.size(); ++l) {

@@ -7,6 +7,7 @@
 #include "core/amg/distributed_classical.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <optional>
 #include <string>
@@ -418,17 +419,16 @@ DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const Cs
       extended_coarse_ids(plan, owned_coarse_ids(cf, cmap, coarse.begin()));
   one_stage_roles(data.stage, p.interpolation, n, cf, cmap, owned_coarse, coarse, extended_id,
                   data.table);
-  data.P = build(data.stage, data.E, data.strong, p.max_elements_per_row, p.truncation_factor,
-                 parts);
+  data.P =
+      build(data.stage, data.E, data.strong, p.max_elements_per_row, p.truncation_factor, parts);
   return DistributedCsrMatrix<T>(A.row_partition(), coarse, row_block(data.P, 0, n, data.table));
 }
 
 /// What aggressive coarsening of a distributed level gives: the final
-/// splitting of the owned rows, the final coarse partition and P.
+/// splitting of the owned rows, and P.
 template <class T>
 struct AggressiveResult {
   Array<std::int32_t> splitting;
-  RowPartition coarse;
   std::shared_ptr<DistributedCsrMatrix<T>> P;
 };
 
@@ -450,9 +450,8 @@ DistributedCsrMatrix<T> second_pass_graph(const RefreshData<T>& data,
   static_assert(ck::kTarget == ck::kCoarse);
   CsrMatrix<float> graph = exec.visit([&](const auto& e) {
     const auto operands =
-        ck::second_pass_operands(e, data.E.rows(), data.E.row_ptr().data(),
-                                 data.E.col_idx().data(), data.strong.data(), s1.role.data(),
-                                 s1.cmap.data(), s1.nc);
+        ck::second_pass_operands(e, data.E.rows(), data.E.row_ptr().data(), data.E.col_idx().data(),
+                                 data.strong.data(), s1.role.data(), s1.cmap.data(), s1.nc);
     const CsrMatrix<float> paths = spgemm(operands.first, operands.second);
     return ck::second_pass_graph(e, paths, num_paths);
   });
@@ -524,13 +523,12 @@ void two_stage_product(const RowPartition& coarse, const RowPartition& coarse2,
   Array<index_type> y_col(exec, y_nnz);
   Array<T> y_val(exec, y_nnz);
   exec.visit([&](const auto& e) {
-    dk::stacked_fill(e, owned_coarse, other_count, owned.row_ptr.data(),
-                     data.owned_p2_col.data(), owned.values.data(), fetched.row_ptr.data(),
-                     data.fetched_p2_col.data(), fetched.values.data(), ptr.data(), y_col.data(),
-                     y_val.data());
+    dk::stacked_fill(e, owned_coarse, other_count, owned.row_ptr.data(), data.owned_p2_col.data(),
+                     owned.values.data(), fetched.row_ptr.data(), data.fetched_p2_col.data(),
+                     fetched.values.data(), ptr.data(), y_col.data(), y_val.data());
   });
-  data.Y = CsrMatrix<T>(owned_coarse + other_count, column_count, std::move(ptr),
-                        std::move(y_col), std::move(y_val));
+  data.Y = CsrMatrix<T>(owned_coarse + other_count, column_count, std::move(ptr), std::move(y_col),
+                        std::move(y_val));
   // X: P1's owned rows, its columns renumbered to Y's row order. The
   // entries keep their (global) order, which fixes the order of the sums.
   offset_type x_nnz = 0;
@@ -541,8 +539,7 @@ void two_stage_product(const RowPartition& coarse, const RowPartition& coarse2,
   Array<T> x_val(exec, x_nnz);
   copy_bytes(x_val.data(), exec, data.P1.values().data(), exec, x_val.bytes());
   exec.visit([&](const auto& e) {
-    dk::owned_columns_first(e, x_nnz, data.P1.col_idx().data(), below, owned_coarse,
-                            x_col.data());
+    dk::owned_columns_first(e, x_nnz, data.P1.col_idx().data(), below, owned_coarse, x_col.data());
   });
   data.X = CsrMatrix<T>(n, owned_coarse + other_count, std::move(x_ptr), std::move(x_col),
                         std::move(x_val));
@@ -610,7 +607,6 @@ AggressiveResult<T> aggressive_level(const DistributedCsrMatrix<T>& A, const Csr
     // final P (the serial aggressive() does the same).
     data.P = build(s1, data.E, data.strong, p.max_elements_per_row, p.truncation_factor, parts);
     result.splitting = cf.clone();
-    result.coarse = coarse;
     result.P = std::make_shared<DistributedCsrMatrix<T>>(A.row_partition(), coarse,
                                                          row_block(data.P, 0, n, data.table));
     return result;
@@ -637,10 +633,10 @@ AggressiveResult<T> aggressive_level(const DistributedCsrMatrix<T>& A, const Csr
   s2.nd = owned_coarse + targets.count;
   data.table2 = Array<global_index>(exec, s2.nc);
   exec.visit([&](const auto& e) {
-    dk::two_stage_extended_roles(e, n, count, role.data(), column.data(), row.data(),
-                                 owned_coarse, coarse2.begin(), owned_coarse2, final_id.data(),
-                                 targets.rank.data(), targets.below, s2.role.data(),
-                                 s2.cmap.data(), s2.dmap.data(), data.table2.data());
+    dk::two_stage_extended_roles(e, n, count, role.data(), column.data(), row.data(), owned_coarse,
+                                 coarse2.begin(), owned_coarse2, final_id.data(),
+                                 targets.rank.data(), targets.below, s2.role.data(), s2.cmap.data(),
+                                 s2.dmap.data(), data.table2.data());
   });
   const int stage_max = p.aggressive_stage_max_elements;
   const double stage_factor = p.aggressive_stage_truncation_factor;
@@ -650,7 +646,6 @@ AggressiveResult<T> aggressive_level(const DistributedCsrMatrix<T>& A, const Csr
     PartTimer part(p.profile_stages, exec, times, "interpolation: P1 P2");
     two_stage_product<T>(coarse, coarse2, owned_coarse, below, p, data);
   }
-  result.coarse = coarse2;
   result.P = std::make_shared<DistributedCsrMatrix<T>>(A.row_partition(), coarse2,
                                                        row_block(data.P, 0, n, data.table));
   return result;
@@ -673,8 +668,7 @@ void refresh_two_stage(RefreshData<T>& data) {
                      P2.offd().row_ptr().data(), P2.offd_values().data());
   });
   const RowBlock<T> fetched = fetch_ghost_rows(P2, *data.p2_plan);
-  copy_bytes(data.X.values().data(), exec, data.P1.values().data(), exec,
-             data.X.values().bytes());
+  copy_bytes(data.X.values().data(), exec, data.P1.values().data(), exec, data.X.values().bytes());
   const size_type owned_rows = P2.local_rows();
   exec.visit([&](const auto& e) {
     dk::stacked_fill(e, owned_rows, data.Y.rows() - owned_rows, data.P2.row_ptr().data(),
@@ -693,8 +687,8 @@ template <class T>
 DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMatrix<T>& A,
                                                          const ClassicalParams& params,
                                                          std::uint64_t seed,
-                                                         std::uint64_t second_seed,
-                                                         bool aggressive, StageTimes& times) {
+                                                         std::uint64_t second_seed, bool aggressive,
+                                                         StageTimes& times) {
   if (A.row_partition() != A.col_partition()) {
     throw invalid_argument(
         "classical coarsening: a distributed level must be square with its columns split like "
@@ -726,8 +720,8 @@ DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMat
   if (coarse.global_size() == 0 || coarse.global_size() == A.global_rows()) return level;
   auto data = std::make_shared<RefreshData<T>>();
   if (aggressive) {
-    AggressiveResult<T> result = aggressive_level(A, L, level.splitting, cmap, owned_coarse,
-                                                  coarse, params, second_seed, times, *data);
+    AggressiveResult<T> result = aggressive_level(A, L, level.splitting, cmap, owned_coarse, coarse,
+                                                  params, second_seed, times, *data);
     level.splitting = std::move(result.splitting);
     level.P = std::move(result.P);
   } else {

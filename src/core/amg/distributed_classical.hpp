@@ -62,8 +62,8 @@ template <class T>
 DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMatrix<T>& A,
                                                          const ClassicalParams& params,
                                                          std::uint64_t seed,
-                                                         std::uint64_t second_seed,
-                                                         bool aggressive, StageTimes& times);
+                                                         std::uint64_t second_seed, bool aggressive,
+                                                         StageTimes& times);
 
 /// Collective. New values of level.P and level.R for new values of A
 /// (A's pattern and partition unchanged), as the serial refresh computes

@@ -53,9 +53,9 @@ void clear_at(const Exec& exec, size_type count, const std::int32_t* value, cons
 template <class Exec>
 size_type pmis_weights(const Exec& exec, size_type n, const offset_type* row_ptr,
                        const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
-                       std::int64_t hash_begin, const index_type* hash_offset,
-                       bool isolated_coarse, const std::int32_t* influence, double* weight,
-                       std::int32_t* cf, std::int32_t* cand);
+                       std::int64_t hash_begin, const index_type* hash_offset, bool isolated_coarse,
+                       const std::int32_t* influence, double* weight, std::int32_t* cf,
+                       std::int32_t* cand);
 
 /// One independent-set pass of PMIS over the owned rows: an undecided point
 /// i (weight >= 0) loses its candidacy when a strong neighbour j (either
