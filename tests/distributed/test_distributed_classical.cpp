@@ -255,6 +255,13 @@ TEST(DistributedClassical, NonsymmetricMatrixMarketMatrixMatchesTheSerialCoarsen
       const size_type coarse = check_coarsening(serial, A, params, "recirc_flow");
       EXPECT_GT(coarse, 0);
     }
+    // A directed strength graph in both passes of aggressive coarsening.
+    for (const int paths : {1, 2}) {
+      amg::ClassicalParams aggressive;
+      aggressive.aggressive_levels = 1;
+      aggressive.aggressive_num_paths = paths;
+      check_coarsening(serial, A, aggressive, "recirc_flow, aggressive A" + std::to_string(paths));
+    }
   }
 }
 
