@@ -3,8 +3,10 @@
 // whole matrix, for a 3D Poisson problem, a 2D rotated anisotropy and a
 // nonsymmetric MatrixMarket matrix, on even partitions and on uneven ones
 // with a process that owns no rows; every interpolation kind, with and
-// without truncation; R = P^T; value-only refresh against the serial
-// refresh; and the refusals (aggressive coarsening, another pattern). The
+// without truncation; aggressive coarsening (both passes, two-stage
+// interpolation) on one and two levels; R = P^T; value-only refresh against
+// the serial refresh; a whole hierarchy's levels and iterations; and the
+// refusal of a refresh with another pattern. The
 // serial matrices are small and built on every process for comparison only.
 
 #include <gtest/gtest.h>
@@ -189,6 +191,13 @@ TEST(DistributedClassical, NonsymmetricMatrixMarketMatrixMatchesTheSerialCoarsen
       const size_type coarse = check_coarsening(serial, A, params, "recirc_flow");
       EXPECT_GT(coarse, 0);
     }
+    // A directed strength graph in both passes of aggressive coarsening.
+    for (const int paths : {1, 2}) {
+      amg::ClassicalParams aggressive;
+      aggressive.aggressive_levels = 1;
+      aggressive.aggressive_num_paths = paths;
+      check_coarsening(serial, A, aggressive, "recirc_flow, aggressive A" + std::to_string(paths));
+    }
   }
 }
 
@@ -314,7 +323,8 @@ struct ClassicalSolve {
 
 ClassicalSolve solve_with_classical(std::shared_ptr<const LevelOperator<double>> A,
                                     std::shared_ptr<const Reduction<double>> reduction,
-                                    global_index first_row, const std::function<void()>& scale) {
+                                    global_index first_row, const std::function<void()>& scale,
+                                    const amg::ClassicalParams& params = {}, bool cg = false) {
   std::vector<double> values(static_cast<std::size_t>(A->rows()));
   for (std::size_t i = 0; i < values.size(); ++i) {
     values[i] = 1.0 + std::sin(0.37 * double(first_row + static_cast<global_index>(i)));
@@ -323,17 +333,19 @@ ClassicalSolve solve_with_classical(std::shared_ptr<const LevelOperator<double>>
   amg::HierarchyParams h;
   h.smoother = L1JacobiParams{};
   h.coarse_size = 30;
-  amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>({}), h, reduction);
+  amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>(params), h, reduction);
   KrylovParams krylov;
   krylov.relative_tolerance = 1e-8;
+  const KrylovMethod method =
+      cg ? KrylovMethod{Cg{.params = krylov}} : KrylovMethod{Fcg{.params = krylov}};
   ClassicalSolve out;
   Vector<double> x(Executor::host(), b.size(), 0.0);
-  out.info = solve(KrylovMethod{Fcg{.params = krylov}}, *A, b, x, &H, *reduction);
+  out.info = solve(method, *A, b, x, &H, *reduction);
   out.summary = H.summary();
   scale();
   H.resetup();
   x.fill(0.0);
-  out.after_resetup = solve(KrylovMethod{Fcg{.params = krylov}}, *A, b, x, &H, *reduction);
+  out.after_resetup = solve(method, *A, b, x, &H, *reduction);
   return out;
 }
 
@@ -379,23 +391,188 @@ TEST(DistributedClassical, HierarchyHasTheSerialLevelsAndIterations) {
   EXPECT_NEAR(double(dist.after_resetup.iterations), double(serial.after_resetup.iterations), 1.0);
 }
 
-TEST(DistributedClassical, AggressiveCoarseningIsRefusedByName) {
+/// Aggressive coarsening: A1 and A2 second-pass strength, both two-stage
+/// interpolations, with and without the stages' truncation; each should
+/// give the serial final splitting and P.
+std::vector<amg::ClassicalParams> aggressive_parameter_sets() {
+  std::vector<amg::ClassicalParams> sets;
+  for (const int paths : {1, 2}) {
+    for (const amg::Interpolation kind :
+         {amg::Interpolation::mm_ext_e, amg::Interpolation::mm_ext}) {
+      amg::ClassicalParams p;
+      p.aggressive_levels = 1;
+      p.aggressive_num_paths = paths;
+      p.aggressive_interpolation = kind;
+      sets.push_back(p);
+    }
+  }
+  amg::ClassicalParams untruncated_stages;
+  untruncated_stages.aggressive_levels = 1;
+  untruncated_stages.aggressive_stage_max_elements = 0;
+  untruncated_stages.max_elements_per_row = 0;
+  sets.push_back(untruncated_stages);
+  amg::ClassicalParams factor;
+  factor.aggressive_levels = 1;
+  factor.aggressive_stage_truncation_factor = 0.2;
+  factor.truncation_factor = 0.1;
+  sets.push_back(factor);
+  return sets;
+}
+
+std::string aggressive_name(const amg::ClassicalParams& p) {
+  return "aggressive A" + std::to_string(p.aggressive_num_paths) + " " +
+         amg::to_string(p.aggressive_interpolation) + ", stage Pmax " +
+         std::to_string(p.aggressive_stage_max_elements) + ", stage truncation " +
+         std::to_string(p.aggressive_stage_truncation_factor);
+}
+
+/// The number of C points of the first pass alone (the splitting without
+/// aggressive coarsening), to check that the second pass removed some.
+size_type first_pass_coarse(const CsrMatrix<double>& serial, int level) {
+  amg::StageTimes times;
+  const auto coarsening = amg::make_classical_coarsening<double>(amg::ClassicalParams{});
+  coarsening->coarsen(CsrOperator<double>(serial.clone()), level, times);
+  size_type coarse = 0;
+  for (const std::int32_t c : amg::classical_splitting(*coarsening, level).to_vector()) {
+    coarse += c == 1 ? 1 : 0;
+  }
+  return coarse;
+}
+
+TEST(DistributedClassical, AggressivePoisson3dMatchesTheSerialCoarsening) {
   const Communicator comm = world();
   const Executor host = Executor::host();
-  const RowPartition part = RowPartition::uniform(comm, 6 * 6 * 6);
-  const DistributedOperator<double> A(gallery::poisson3d(part, host, 6, 6, 6));
-  amg::StageTimes times;
-  amg::ClassicalParams aggressive;
-  aggressive.aggressive_levels = 1;
-  const auto coarsening = amg::make_classical_coarsening<double>(aggressive);
-  try {
-    coarsening->coarsen(A, 0, times);
-    ADD_FAILURE() << "aggressive coarsening of a distributed level was not refused";
-  } catch (const not_implemented& e) {
-    EXPECT_NE(std::string(e.what()).find("aggressive_levels = 1"), std::string::npos) << e.what();
+  const CsrMatrix<double> serial = gallery::poisson3d(host, 9, 8, 7);
+  const size_type one_pass = first_pass_coarse(serial, 0);
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    const DistributedCsrMatrix<double> A = gallery::poisson3d(part, host, 9, 8, 7);
+    for (const amg::ClassicalParams& params : aggressive_parameter_sets()) {
+      const size_type coarse =
+          check_coarsening(serial, A, params, "poisson3d 9x8x7, " + aggressive_name(params));
+      EXPECT_GT(coarse, 0);
+      EXPECT_LT(coarse, one_pass) << "the second pass removed no C point";
+    }
+    // Level 1 of aggressive_levels = 2 hashes with that level's seeds.
+    amg::ClassicalParams two_levels;
+    two_levels.aggressive_levels = 2;
+    check_coarsening(serial, A, two_levels, "poisson3d 9x8x7, aggressive level 1", 1);
   }
-  // Level 1 is not aggressive with aggressive_levels = 1.
-  EXPECT_TRUE(coarsening->coarsen(A, 1, times).has_value());
+}
+
+TEST(DistributedClassical, AggressiveAnisotropyMatchesTheSerialCoarsening) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const double epsilon = 0.01, theta = std::numbers::pi / 6;
+  const CsrMatrix<double> serial = gallery::anisotropic2d(host, 19, 17, epsilon, theta);
+  const CsrMatrix<double> aligned = gallery::anisotropic2d(host, 19, 17, epsilon, 0.0);
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    const DistributedCsrMatrix<double> A =
+        gallery::anisotropic2d(part, host, 19, 17, epsilon, theta);
+    const DistributedCsrMatrix<double> B = gallery::anisotropic2d(part, host, 19, 17, epsilon, 0.0);
+    for (const amg::ClassicalParams& params : aggressive_parameter_sets()) {
+      check_coarsening(serial, A, params,
+                       "anisotropic2d 19x17 rotated, " + aggressive_name(params));
+      check_coarsening(aligned, B, params,
+                       "anisotropic2d 19x17 aligned, " + aggressive_name(params));
+    }
+  }
+}
+
+/// Value-only refresh of an aggressive level: both stages, the product and
+/// its truncation take the serial refresh's values.
+TEST(DistributedClassical, AggressiveRefreshMatchesTheSerialRefresh) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const double epsilon = 0.01, theta = std::numbers::pi / 6;
+  CsrMatrix<double> serial = gallery::anisotropic2d(host, 15, 13, epsilon, theta);
+  for (const RowPartition& part :
+       {RowPartition::uniform(comm, serial.rows()), uneven(comm, serial.rows())}) {
+    for (const int paths : {1, 2}) {
+      SCOPED_TRACE("aggressive A" + std::to_string(paths));
+      amg::ClassicalParams params;
+      params.aggressive_levels = 1;
+      params.aggressive_num_paths = paths;
+      amg::StageTimes times;
+      const auto serial_coarsening = amg::make_classical_coarsening<double>(params);
+      const auto coarsening = amg::make_classical_coarsening<double>(params);
+      CsrMatrix<double> serial_changed = serial.clone();
+      DistributedCsrMatrix<double> changed =
+          gallery::anisotropic2d(part, host, 15, 13, epsilon, theta);
+      auto serial_transfer =
+          serial_coarsening->coarsen(CsrOperator<double>(serial.clone()), 0, times);
+      auto transfer = coarsening->coarsen(DistributedOperator<double>(changed.clone()), 0, times);
+      ASSERT_TRUE(serial_transfer && transfer);
+      const auto& P = dynamic_cast<const DistributedOperator<double>&>(*transfer->P).matrix();
+      const auto& R = dynamic_cast<const DistributedOperator<double>&>(*transfer->R).matrix();
+      const Entries before = gathered(P);
+
+      change_values(serial_changed);
+      change_values(changed);
+      serial_coarsening->refresh(CsrOperator<double>(std::move(serial_changed)), 0,
+                                 *serial_transfer, times);
+      coarsening->refresh(DistributedOperator<double>(std::move(changed)), 0, *transfer, times);
+      const auto& serial_P = dynamic_cast<const CsrOperator<double>&>(*serial_transfer->P).matrix();
+      const Entries after = gathered(P);
+      expect_same_entries(after, entries_of(serial_P), "refreshed P");
+      expect_same_entries(gathered(R), entries_of(transpose(serial_P)), "refreshed R");
+      double largest_change = 0;
+      for (const auto& [key, value] : after) {
+        largest_change = std::max(largest_change, std::abs(value - before.at(key)));
+      }
+      EXPECT_GT(largest_change, 1e-3);
+    }
+  }
+}
+
+/// A classical hierarchy with aggressive coarsening on its first one or two
+/// levels (l1-Jacobi, CG): the distributed levels are the serial ones and
+/// CG takes the serial iterations, also after a value-only resetup.
+TEST(DistributedClassical, AggressiveHierarchyHasTheSerialLevelsAndIterations) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type n = 12;
+  for (const int aggressive_levels : {1, 2}) {
+    SCOPED_TRACE("aggressive_levels " + std::to_string(aggressive_levels));
+    amg::ClassicalParams params;
+    params.aggressive_levels = aggressive_levels;
+    auto serial_matrix = std::make_shared<CsrMatrix<double>>(gallery::poisson3d(host, n, n, n));
+    const auto serial_scale = [&] {
+      std::vector<double> v = serial_matrix->values().to_vector();
+      for (double& x : v) x *= 1.5;
+      copy(Array<double>(host, v), serial_matrix->values());
+    };
+    const ClassicalSolve serial = solve_with_classical(
+        std::make_shared<const CsrOperator<double>>(serial_matrix),
+        std::make_shared<const Reduction<double>>(), 0, serial_scale, params, true);
+    const RowPartition part = uneven(comm, n * n * n);
+    auto matrix =
+        std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
+    const auto scale = [&] {
+      for (auto* values : {&matrix->diag_values(), &matrix->offd_values()}) {
+        std::vector<double> v = values->to_vector();
+        for (double& x : v) x *= 1.5;
+        copy(Array<double>(host, v), *values);
+      }
+    };
+    const ClassicalSolve dist =
+        solve_with_classical(std::make_shared<const DistributedOperator<double>>(matrix),
+                             std::make_shared<const DistributedReduction<double>>(comm),
+                             part.begin(), scale, params, true);
+    ASSERT_GE(serial.summary.levels.size(), 3u);
+    ASSERT_EQ(dist.summary.levels.size(), serial.summary.levels.size());
+    for (std::size_t l = 0; l < serial.summary.levels.size(); ++l) {
+      EXPECT_EQ(dist.summary.levels[l].rows, serial.summary.levels[l].rows) << "level " << l;
+      EXPECT_EQ(dist.summary.levels[l].nnz, serial.summary.levels[l].nnz) << "level " << l;
+    }
+    EXPECT_TRUE(serial.info.converged()) << to_string(serial.info.status);
+    EXPECT_TRUE(dist.info.converged()) << to_string(dist.info.status);
+    EXPECT_NEAR(double(dist.info.iterations), double(serial.info.iterations), 1.0);
+    EXPECT_TRUE(dist.after_resetup.converged()) << to_string(dist.after_resetup.status);
+    EXPECT_NEAR(double(dist.after_resetup.iterations), double(serial.after_resetup.iterations),
+                1.0);
+  }
 }
 
 }  // namespace

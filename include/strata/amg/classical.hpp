@@ -125,8 +125,9 @@ void validate(const ClassicalParams& params);
 /// ghosts' states every round, and each process interpolates its rows from
 /// its own and its ghosts' rows (fetched); refresh() recomputes P's and R's
 /// values on their patterns as the serial refresh does (collective).
-/// Aggressive coarsening of a distributed level throws not_implemented
-/// naming aggressive_levels.
+/// Aggressive levels too: the second pass runs across processes on the
+/// distance-two strength among C points, hashed by the fine global row, and
+/// P = P1 P2 fetches the rows of P2 that P1's off-process columns reach.
 template <class T>
 std::unique_ptr<Coarsening<T>> make_classical_coarsening(const ClassicalParams& params);
 

@@ -285,6 +285,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
                                                  LevelState<T>& L, StageTimes& times) {
     L.distributed = true;
     L.dist = detail::distributed_classical_level(A, p_, pass_seed(p_.seed, level, 0),
+                                                 pass_seed(p_.seed, level, 1),
                                                  level < p_.aggressive_levels, times);
     L.cf = std::move(L.dist.splitting);
     if (!L.dist.P) return std::nullopt;

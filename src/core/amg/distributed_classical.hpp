@@ -14,6 +14,15 @@
 //  4. interpolation: the serial stage (classical_internal.hpp) run on an
 //     extended local problem, this process's rows and its ghosts' rows
 //     (fetched) over compact local columns, for the owned rows only.
+//
+// An aggressive level adds the serial aggressive path between 3 and 4: the
+// second-pass strength ((S + I) S)_CC of the owned C points, computed on the
+// extended local problem (every path of length two from an owned point
+// passes through an owned or a ghost row); PMIS on that graph across
+// processes, hashed by the fine global row as the serial pass hashes; and
+// two-stage interpolation, P1 and P2 both on the extended local problem,
+// then P1 P2 with P2's rows for P1's off-process columns fetched from their
+// owners, truncated as the serial product.
 
 #include <cstdint>
 #include <memory>
@@ -34,7 +43,7 @@ struct DistributedClassicalLevel {
   Array<std::int32_t> splitting;
   std::shared_ptr<DistributedCsrMatrix<T>> P, R;
   /// What refresh needs: the extended local problem, its strength flags,
-  /// the interpolation stage with its product and truncation choice
+  /// the interpolation stage(s) with their products and truncation choices
   /// (defined in distributed_classical.cpp; null when released).
   struct RefreshData;
   std::shared_ptr<RefreshData> refresh_data;
@@ -42,15 +51,18 @@ struct DistributedClassicalLevel {
 
 /// Collective. Coarsens A (square, columns split like its rows) with the
 /// strength, interpolation and truncation fields of `params` and the PMIS
-/// seed `seed` (the serial coarsening's seed of the level). Adds the stage
-/// times to "strength", "splitting" and "interpolation". Throws
-/// invalid_argument when A is not square with matching partitions, and
-/// not_implemented for aggressive coarsening (the caller passes
-/// `aggressive` = whether the level would be aggressive).
+/// seeds `seed` and `second_seed` (the serial coarsening's seeds of the
+/// level's first and second pass), aggressively (the second pass and
+/// two-stage interpolation with the aggressive fields of `params`) when
+/// `aggressive` (whether the serial coarsening would be aggressive on this
+/// level). The splitting is the final one (C = kept by both passes). Adds
+/// the stage times to "strength", "splitting" and "interpolation". Throws
+/// invalid_argument when A is not square with matching partitions.
 template <class T>
 DistributedClassicalLevel<T> distributed_classical_level(const DistributedCsrMatrix<T>& A,
                                                          const ClassicalParams& params,
-                                                         std::uint64_t seed, bool aggressive,
+                                                         std::uint64_t seed,
+                                                         std::uint64_t second_seed, bool aggressive,
                                                          StageTimes& times);
 
 /// Collective. New values of level.P and level.R for new values of A

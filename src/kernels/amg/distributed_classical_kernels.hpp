@@ -43,14 +43,19 @@ void clear_at(const Exec& exec, size_type count, const std::int32_t* value, cons
               std::int32_t* target);
 
 /// PMIS set-up of the owned points, as the serial pmis(): weight_i =
-/// influence_i + random_unit(seed, row_begin + i); a point with no strong
-/// connection either way is decided (cf = kFine, weight = -1); the others
-/// are undecided (cf = kUndecided, cand = 1). Returns the undecided count.
+/// influence_i + random_unit(seed, hash_begin + h_i), h_i = hash_offset[i]
+/// (hash_offset null: i); a point with no strong connection either way is
+/// decided (cf = kFine, or kCoarse with isolated_coarse; weight = -1); the
+/// others are undecided (cf = kUndecided, cand = 1). Returns the undecided
+/// count. (The first pass hashes the global row, hash_begin + i; the second
+/// pass of aggressive coarsening, whose rows are C points, hashes their fine
+/// global index as the serial second pass does.)
 template <class Exec>
 size_type pmis_weights(const Exec& exec, size_type n, const offset_type* row_ptr,
                        const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
-                       std::int64_t row_begin, const std::int32_t* influence, double* weight,
-                       std::int32_t* cf, std::int32_t* cand);
+                       std::int64_t hash_begin, const index_type* hash_offset, bool isolated_coarse,
+                       const std::int32_t* influence, double* weight, std::int32_t* cf,
+                       std::int32_t* cand);
 
 /// One independent-set pass of PMIS over the owned rows: an undecided point
 /// i (weight >= 0) loses its candidacy when a strong neighbour j (either
@@ -122,6 +127,57 @@ void extended_roles(const Exec& exec, size_type n, size_type count, const std::i
                     const index_type* cmap, std::int64_t coarse_begin, size_type owned_coarse,
                     const std::int64_t* coarse_id, const index_type* extended_rank, size_type below,
                     std::int32_t* role, index_type* column, index_type* row, std::int64_t* table);
+
+/// The roles of E's points for the second stage P2 of two-stage
+/// interpolation (aggressive coarsening), whose rows are the first-pass C
+/// points and whose columns the final C points. The owned points' roles come
+/// from classical::two_stage_roles() on the owned points: owned_role,
+/// owned_column (final coarse index among the owned final C points, for
+/// targets) and owned_row (first-pass C index: row of P2). An extended point
+/// with coarse_id[u] >= 0 (a final C point) is a target whose row of P2
+/// (owned_rows + extended_rank[u]) is dropped; the others relay
+/// (kIntermediate): a first-pass C point beyond this process is interpolated
+/// by its owner, and only its rows of A and S matter here. Columns are
+/// numbered in global order as in extended_roles(); table[c] = the global
+/// coarse id of column c.
+template <class Exec>
+void two_stage_extended_roles(const Exec& exec, size_type n, size_type count,
+                              const std::int32_t* owned_role, const index_type* owned_column,
+                              const index_type* owned_row, size_type owned_rows,
+                              std::int64_t coarse_begin, size_type owned_coarse,
+                              const std::int64_t* coarse_id, const index_type* extended_rank,
+                              size_type below, std::int32_t* role, index_type* column,
+                              index_type* row, std::int64_t* table);
+
+/// Rows [first, first + rows) of a CSR pattern (ptr, col) as a row block
+/// with global column ids: out_ptr[r] = ptr[first + r] - ptr[first] for
+/// r <= rows, out_cols[k] = table[col[ptr[first] + k]].
+template <class Exec>
+void row_slice(const Exec& exec, size_type first, size_type rows, const offset_type* ptr,
+               const index_type* col, const std::int64_t* table, offset_type* out_ptr,
+               std::int64_t* out_cols);
+
+/// Column c of a matrix whose columns are [below | owned | rest] (in global
+/// order) renumbered to the order [owned | below | rest]: c - below for the
+/// owned block, owned + c below it, c above it.
+template <class Exec>
+void owned_columns_first(const Exec& exec, size_type m, const index_type* col, size_type below,
+                         size_type owned, index_type* out);
+
+/// Row lengths of two row blocks stacked (a's `a_rows` rows, then b's
+/// `b_rows`): count[r] for r < a_rows + b_rows, count[a_rows + b_rows] = 0.
+template <class Exec>
+void stacked_counts(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
+                    const offset_type* b_ptr, offset_type* count);
+
+/// Fills the stacked rows (offsets ptr from stacked_counts and a scan) with
+/// the blocks' columns (already in the result's numbering) and values, in
+/// stored order. col may be null: values only, on an existing pattern.
+template <class Exec, class T>
+void stacked_fill(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
+                  const index_type* a_col, const T* a_val, const offset_type* b_ptr,
+                  const index_type* b_col, const T* b_val, const offset_type* ptr, index_type* col,
+                  T* val);
 
 /// New values of the distributed P from the values of the owned rows
 /// (ptr, col, values: local coarse columns, table[col] global): each row's

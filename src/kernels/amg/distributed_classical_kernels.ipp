@@ -96,7 +96,8 @@ void clear_at(const Exec& exec, size_type count, const std::int32_t* value, cons
 template <class Exec>
 size_type pmis_weights(const Exec& exec, size_type n, const offset_type* row_ptr,
                        const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
-                       std::int64_t row_begin, const std::int32_t* influence, double* weight,
+                       std::int64_t hash_begin, const index_type* hash_offset,
+                       bool isolated_coarse, const std::int32_t* influence, double* weight,
                        std::int32_t* cf, std::int32_t* cand) {
   return transform_reduce(
       exec, n, size_type{0},
@@ -106,9 +107,11 @@ size_type pmis_weights(const Exec& exec, size_type n, const offset_type* row_ptr
           depends = detail::is_edge(strong, k, col_idx[k], i);
         }
         const bool isolated = !depends && influence[i] == 0;
-        const auto id = static_cast<std::uint64_t>(row_begin + static_cast<std::int64_t>(i));
+        const std::int64_t offset = hash_offset ? hash_offset[i] : static_cast<std::int64_t>(i);
+        const auto id = static_cast<std::uint64_t>(hash_begin + offset);
         weight[i] = isolated ? -1.0 : double(influence[i]) + base::random_unit(seed, id);
-        cf[i] = isolated ? classical::kFine : classical::kUndecided;
+        cf[i] = isolated ? (isolated_coarse ? classical::kCoarse : classical::kFine)
+                         : classical::kUndecided;
         cand[i] = isolated ? 0 : 1;
         return isolated ? 0 : 1;
       },
@@ -265,6 +268,102 @@ void extended_roles(const Exec& exec, size_type n, size_type count, const std::i
     column[p] = c;
     row[p] = static_cast<index_type>(n) + rank;
     table[c] = coarse_id[u];
+  });
+}
+
+template <class Exec>
+void two_stage_extended_roles(const Exec& exec, size_type n, size_type count,
+                              const std::int32_t* owned_role, const index_type* owned_column,
+                              const index_type* owned_row, size_type owned_rows,
+                              std::int64_t coarse_begin, size_type owned_coarse,
+                              const std::int64_t* coarse_id, const index_type* extended_rank,
+                              size_type below, std::int32_t* role, index_type* column,
+                              index_type* row, std::int64_t* table) {
+  parallel_for(exec, n + count, [=] STRATA_HD(size_type p) {
+    if (p < n) {
+      role[p] = owned_role[p];
+      row[p] = owned_row[p];
+      if (owned_role[p] == classical::kTarget) {
+        const index_type c = static_cast<index_type>(below) + owned_column[p];
+        column[p] = c;
+        table[c] = coarse_begin + owned_column[p];
+      } else {
+        column[p] = -1;
+      }
+      return;
+    }
+    const size_type u = p - n;
+    if (coarse_id[u] < 0) {
+      role[p] = classical::kIntermediate;
+      column[p] = -1;
+      row[p] = -1;
+      return;
+    }
+    const index_type rank = extended_rank[u];
+    const index_type c =
+        static_cast<size_type>(rank) < below ? rank : rank + static_cast<index_type>(owned_coarse);
+    role[p] = classical::kTarget;
+    column[p] = c;
+    row[p] = static_cast<index_type>(owned_rows) + rank;
+    table[c] = coarse_id[u];
+  });
+}
+
+template <class Exec>
+void row_slice(const Exec& exec, size_type first, size_type rows, const offset_type* ptr,
+               const index_type* col, const std::int64_t* table, offset_type* out_ptr,
+               std::int64_t* out_cols) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
+    const offset_type base = ptr[first];
+    out_ptr[r] = ptr[first + r] - base;
+    if (r == rows) return;
+    for (offset_type k = ptr[first + r]; k < ptr[first + r + 1]; ++k) {
+      out_cols[k - base] = table[col[k]];
+    }
+  });
+}
+
+template <class Exec>
+void owned_columns_first(const Exec& exec, size_type m, const index_type* col, size_type below,
+                         size_type owned, index_type* out) {
+  const auto b = static_cast<index_type>(below);
+  const auto o = static_cast<index_type>(owned);
+  parallel_for(exec, m, [=] STRATA_HD(size_type k) {
+    const index_type c = col[k];
+    out[k] = c < b ? o + c : (c < b + o ? c - b : c);
+  });
+}
+
+template <class Exec>
+void stacked_counts(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
+                    const offset_type* b_ptr, offset_type* count) {
+  parallel_for(exec, a_rows + b_rows + 1, [=] STRATA_HD(size_type r) {
+    offset_type c = 0;
+    if (r < a_rows) {
+      c = a_ptr[r + 1] - a_ptr[r];
+    } else if (r < a_rows + b_rows) {
+      c = b_ptr[r - a_rows + 1] - b_ptr[r - a_rows];
+    }
+    count[r] = c;
+  });
+}
+
+template <class Exec, class T>
+void stacked_fill(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
+                  const index_type* a_col, const T* a_val, const offset_type* b_ptr,
+                  const index_type* b_col, const T* b_val, const offset_type* ptr, index_type* col,
+                  T* val) {
+  parallel_for(exec, a_rows + b_rows, [=] STRATA_HD(size_type r) {
+    const bool first = r < a_rows;
+    const size_type s = first ? r : r - a_rows;
+    const offset_type* src_ptr = first ? a_ptr : b_ptr;
+    const index_type* src_col = first ? a_col : b_col;
+    const T* src_val = first ? a_val : b_val;
+    offset_type q = ptr[r];
+    for (offset_type k = src_ptr[s]; k < src_ptr[s + 1]; ++k, ++q) {
+      if (col) col[q] = src_col[k];
+      val[q] = src_val[k];
+    }
   });
 }
 
