@@ -122,10 +122,11 @@ elseif(CASE STREQUAL "amg")
   endif()
   # The defaults (classical, hybrid Gauss-Seidel on the host: Jacobi between
   # processes) and ILU(0)-GMRES on a nonsymmetric problem converge.
-  foreach(args "solve;poisson3d;--n;14;--host" "solve;convdiff3d;--n;12;--host;--precond;ilu0")
+  foreach(args "solve;poisson3d;--n;14;--host;--resetup" "solve;convdiff3d;--n;12;--host;--precond;ilu0")
     run(other MPI ${args})
     expect_exit(other 0)
-    if(NOT other_all MATCHES "converged after")
+    if(NOT other_all MATCHES "converged after" OR
+       (args MATCHES "resetup" AND NOT other_all MATCHES "value-only resetup [0-9.]+ s"))
       message(FATAL_ERROR "${args}:\n${other_all}")
     endif()
   endforeach()
@@ -164,7 +165,7 @@ elseif(CASE STREQUAL "refused")
   # (A newline, not ";", between the commands: ";" would split the list.)
   set(each sh -c "\"$0\" \"$@\"\necho \"strata exit $? on rank $OMPI_COMM_WORLD_RANK\"" ${STRATA})
   foreach(case "2;--coarsening smoothed_aggregation does not run on several processes yet;solve;--n;8;--host;--precond;amg;--coarsening;smoothed_aggregation"
-               "2;--resetup does not run on several processes yet;solve;--n;8;--host;--precond;jacobi;--resetup"
+               "2;--resetup needs --precond amg;solve;--n;8;--host;--precond;jacobi;--resetup"
                "1;cannot open;solve;${DATA}/no-such-file.mtx;--host;--precond;jacobi")
     list(POP_FRONT case status message)
     execute_process(COMMAND ${MPIEXEC} --oversubscribe -np ${NP} ${each} ${case}
