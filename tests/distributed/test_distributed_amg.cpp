@@ -126,15 +126,25 @@ TEST(DistributedAmg, VcyclePcgWithL1JacobiAndAnEmptyProcess) {
   EXPECT_LE(info.iterations, 40);
 }
 
+/// poisson3d n^3 split evenly, with a handle on its values (for resetup).
+struct Poisson {
+  Poisson(const Communicator& comm, size_type n)
+      : part(RowPartition::uniform(comm, n * n * n)),
+        matrix(std::make_shared<DistributedCsrMatrix<double>>(
+            gallery::poisson3d(part, Executor::host(), n, n, n))),
+        A(std::make_shared<const DistributedOperator<double>>(matrix)),
+        reduction(std::make_shared<const DistributedReduction<double>>(comm)) {}
+  RowPartition part;
+  std::shared_ptr<DistributedCsrMatrix<double>> matrix;
+  std::shared_ptr<const DistributedOperator<double>> A;
+  std::shared_ptr<const DistributedReduction<double>> reduction;
+};
+
 TEST(DistributedAmg, ResetupTakesNewValues) {
   const Communicator comm = world();
   const Executor host = Executor::host();
-  const size_type n = 12;
-  const RowPartition part = RowPartition::uniform(comm, n * n * n);
-  auto matrix =
-      std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
-  auto A = std::make_shared<const DistributedOperator<double>>(matrix);
-  auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  const Poisson p(comm, 12);
+  const auto& [part, matrix, A, reduction] = p;
   amg::Hierarchy<double> H(A, amg::make_aggregation_coarsening<double>({.dimension = 3}), kcycle(),
                            reduction);
   const Vector<double> b = block_of(part);
@@ -162,12 +172,8 @@ TEST(DistributedAmg, ResetupTakesNewValues) {
 TEST(DistributedAmg, AgglomerationMovesSmallLevelsOntoOneProcess) {
   const Communicator comm = world();
   const Executor host = Executor::host();
-  const size_type n = 14;
-  const RowPartition part = RowPartition::uniform(comm, n * n * n);
-  auto matrix =
-      std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
-  auto A = std::make_shared<const DistributedOperator<double>>(matrix);
-  auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  const Poisson p(comm, 14);
+  const auto& [part, matrix, A, reduction] = p;
   const Vector<double> b = block_of(part);
   const auto run = [&](const amg::Hierarchy<double>& H) {
     Vector<double> x(host, b.size(), 0.0), r(host, b.size());

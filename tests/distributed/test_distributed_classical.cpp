@@ -255,6 +255,39 @@ void change_values(DistributedCsrMatrix<double>& A) {
 
 /// Value-only refresh (a Newton step's resetup): the distributed P and R
 /// take the values the serial refresh gives, in the objects handed out.
+/// Coarsens `serial` and `changed` (its distributed form) with `params`,
+/// changes the values of both alike, refreshes both coarsenings and checks
+/// the refreshed P and R against the serial ones, and that the values did
+/// change (so the comparison is not of setup's P).
+void check_refresh(const CsrMatrix<double>& serial, DistributedCsrMatrix<double> changed,
+                   const amg::ClassicalParams& params) {
+  amg::StageTimes times;
+  const auto serial_coarsening = amg::make_classical_coarsening<double>(params);
+  const auto coarsening = amg::make_classical_coarsening<double>(params);
+  CsrMatrix<double> serial_changed = serial.clone();
+  auto serial_transfer = serial_coarsening->coarsen(CsrOperator<double>(serial.clone()), 0, times);
+  auto transfer = coarsening->coarsen(DistributedOperator<double>(changed.clone()), 0, times);
+  ASSERT_TRUE(serial_transfer && transfer);
+  const auto& P = dynamic_cast<const DistributedOperator<double>&>(*transfer->P).matrix();
+  const auto& R = dynamic_cast<const DistributedOperator<double>&>(*transfer->R).matrix();
+  const Entries before = gathered(P);
+
+  change_values(serial_changed);
+  change_values(changed);
+  serial_coarsening->refresh(CsrOperator<double>(std::move(serial_changed)), 0, *serial_transfer,
+                             times);
+  coarsening->refresh(DistributedOperator<double>(std::move(changed)), 0, *transfer, times);
+  const auto& serial_P = dynamic_cast<const CsrOperator<double>&>(*serial_transfer->P).matrix();
+  const Entries after = gathered(P);
+  expect_same_entries(after, entries_of(serial_P), "refreshed P");
+  expect_same_entries(gathered(R), entries_of(transpose(serial_P)), "refreshed R");
+  double largest_change = 0;
+  for (const auto& [key, value] : after) {
+    largest_change = std::max(largest_change, std::abs(value - before.at(key)));
+  }
+  EXPECT_GT(largest_change, 1e-3);
+}
+
 TEST(DistributedClassical, RefreshMatchesTheSerialRefresh) {
   const Communicator comm = world();
   const Executor host = Executor::host();
@@ -267,35 +300,7 @@ TEST(DistributedClassical, RefreshMatchesTheSerialRefresh) {
       SCOPED_TRACE(std::string("interpolation ") + amg::to_string(kind));
       amg::ClassicalParams params;
       params.interpolation = kind;
-      amg::StageTimes times;
-      const auto serial_coarsening = amg::make_classical_coarsening<double>(params);
-      const auto coarsening = amg::make_classical_coarsening<double>(params);
-      CsrMatrix<double> serial_changed = serial.clone();
-      DistributedCsrMatrix<double> changed =
-          gallery::anisotropic2d(part, host, 13, 11, epsilon, theta);
-      auto serial_transfer =
-          serial_coarsening->coarsen(CsrOperator<double>(serial.clone()), 0, times);
-      auto transfer = coarsening->coarsen(DistributedOperator<double>(changed.clone()), 0, times);
-      ASSERT_TRUE(serial_transfer && transfer);
-      const auto& P = dynamic_cast<const DistributedOperator<double>&>(*transfer->P).matrix();
-      const auto& R = dynamic_cast<const DistributedOperator<double>&>(*transfer->R).matrix();
-      const Entries before = gathered(P);
-
-      change_values(serial_changed);
-      change_values(changed);
-      serial_coarsening->refresh(CsrOperator<double>(std::move(serial_changed)), 0,
-                                 *serial_transfer, times);
-      coarsening->refresh(DistributedOperator<double>(std::move(changed)), 0, *transfer, times);
-      const auto& serial_P = dynamic_cast<const CsrOperator<double>&>(*serial_transfer->P).matrix();
-      const Entries after = gathered(P);
-      expect_same_entries(after, entries_of(serial_P), "refreshed P");
-      expect_same_entries(gathered(R), entries_of(transpose(serial_P)), "refreshed R");
-      // The values did change (so the comparison above is not of setup's P).
-      double largest_change = 0;
-      for (const auto& [key, value] : after) {
-        largest_change = std::max(largest_change, std::abs(value - before.at(key)));
-      }
-      EXPECT_GT(largest_change, 1e-3);
+      check_refresh(serial, gallery::anisotropic2d(part, host, 13, 11, epsilon, theta), params);
     }
   }
 }
@@ -349,46 +354,48 @@ ClassicalSolve solve_with_classical(std::shared_ptr<const LevelOperator<double>>
   return out;
 }
 
-/// The whole hierarchy (every level coarsened across processes, R A P by the
-/// distributed products) has the serial levels, and FCG takes the serial
-/// iterations, before and after a value-only resetup (which refreshes P and
-/// R of every distributed level).
-TEST(DistributedClassical, HierarchyHasTheSerialLevelsAndIterations) {
+/// The classical hierarchy of poisson3d n^3 with `params`, serial and on an
+/// uneven partition (an empty process): the same levels, and FCG (CG when
+/// `cg`) takes the serial iterations within one, before and after a
+/// value-only resetup that scales the values by 1.5.
+void compare_with_serial_hierarchy(size_type n, const amg::ClassicalParams& params, bool cg) {
   const Communicator comm = world();
   const Executor host = Executor::host();
-  const size_type n = 11;
   auto serial_matrix = std::make_shared<CsrMatrix<double>>(gallery::poisson3d(host, n, n, n));
   const auto serial_scale = [&] {
     std::vector<double> v = serial_matrix->values().to_vector();
     for (double& x : v) x *= 1.5;
     copy(Array<double>(host, v), serial_matrix->values());
   };
-  const ClassicalSolve serial =
-      solve_with_classical(std::make_shared<const CsrOperator<double>>(serial_matrix),
-                           std::make_shared<const Reduction<double>>(), 0, serial_scale);
+  const ClassicalSolve serial = solve_with_classical(
+      std::make_shared<const CsrOperator<double>>(serial_matrix),
+      std::make_shared<const Reduction<double>>(), 0, serial_scale, params, cg);
   const RowPartition part = uneven(comm, n * n * n);
   auto matrix =
       std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
-  const auto scale = [&] {
-    for (auto* values : {&matrix->diag_values(), &matrix->offd_values()}) {
-      std::vector<double> v = values->to_vector();
-      for (double& x : v) x *= 1.5;
-      copy(Array<double>(host, v), *values);
-    }
-  };
   const ClassicalSolve dist = solve_with_classical(
       std::make_shared<const DistributedOperator<double>>(matrix),
-      std::make_shared<const DistributedReduction<double>>(comm), part.begin(), scale);
+      std::make_shared<const DistributedReduction<double>>(comm), part.begin(),
+      [&] { test::scale_values(*matrix, 1.5); }, params, cg);
   ASSERT_GE(serial.summary.levels.size(), 3u);
   ASSERT_EQ(dist.summary.levels.size(), serial.summary.levels.size());
   for (std::size_t l = 0; l < serial.summary.levels.size(); ++l) {
     EXPECT_EQ(dist.summary.levels[l].rows, serial.summary.levels[l].rows) << "level " << l;
     EXPECT_EQ(dist.summary.levels[l].nnz, serial.summary.levels[l].nnz) << "level " << l;
   }
+  EXPECT_TRUE(serial.info.converged()) << to_string(serial.info.status);
   EXPECT_TRUE(dist.info.converged()) << to_string(dist.info.status);
   EXPECT_NEAR(double(dist.info.iterations), double(serial.info.iterations), 1.0);
   EXPECT_TRUE(dist.after_resetup.converged()) << to_string(dist.after_resetup.status);
   EXPECT_NEAR(double(dist.after_resetup.iterations), double(serial.after_resetup.iterations), 1.0);
+}
+
+/// The whole hierarchy (every level coarsened across processes, R A P by the
+/// distributed products) has the serial levels, and FCG takes the serial
+/// iterations, before and after a value-only resetup (which refreshes P and
+/// R of every distributed level).
+TEST(DistributedClassical, HierarchyHasTheSerialLevelsAndIterations) {
+  compare_with_serial_hierarchy(11, amg::ClassicalParams{}, false);
 }
 
 /// Aggressive coarsening: A1 and A2 second-pass strength, both two-stage
@@ -494,34 +501,7 @@ TEST(DistributedClassical, AggressiveRefreshMatchesTheSerialRefresh) {
       amg::ClassicalParams params;
       params.aggressive_levels = 1;
       params.aggressive_num_paths = paths;
-      amg::StageTimes times;
-      const auto serial_coarsening = amg::make_classical_coarsening<double>(params);
-      const auto coarsening = amg::make_classical_coarsening<double>(params);
-      CsrMatrix<double> serial_changed = serial.clone();
-      DistributedCsrMatrix<double> changed =
-          gallery::anisotropic2d(part, host, 15, 13, epsilon, theta);
-      auto serial_transfer =
-          serial_coarsening->coarsen(CsrOperator<double>(serial.clone()), 0, times);
-      auto transfer = coarsening->coarsen(DistributedOperator<double>(changed.clone()), 0, times);
-      ASSERT_TRUE(serial_transfer && transfer);
-      const auto& P = dynamic_cast<const DistributedOperator<double>&>(*transfer->P).matrix();
-      const auto& R = dynamic_cast<const DistributedOperator<double>&>(*transfer->R).matrix();
-      const Entries before = gathered(P);
-
-      change_values(serial_changed);
-      change_values(changed);
-      serial_coarsening->refresh(CsrOperator<double>(std::move(serial_changed)), 0,
-                                 *serial_transfer, times);
-      coarsening->refresh(DistributedOperator<double>(std::move(changed)), 0, *transfer, times);
-      const auto& serial_P = dynamic_cast<const CsrOperator<double>&>(*serial_transfer->P).matrix();
-      const Entries after = gathered(P);
-      expect_same_entries(after, entries_of(serial_P), "refreshed P");
-      expect_same_entries(gathered(R), entries_of(transpose(serial_P)), "refreshed R");
-      double largest_change = 0;
-      for (const auto& [key, value] : after) {
-        largest_change = std::max(largest_change, std::abs(value - before.at(key)));
-      }
-      EXPECT_GT(largest_change, 1e-3);
+      check_refresh(serial, gallery::anisotropic2d(part, host, 15, 13, epsilon, theta), params);
     }
   }
 }
@@ -530,48 +510,11 @@ TEST(DistributedClassical, AggressiveRefreshMatchesTheSerialRefresh) {
 /// levels (l1-Jacobi, CG): the distributed levels are the serial ones and
 /// CG takes the serial iterations, also after a value-only resetup.
 TEST(DistributedClassical, AggressiveHierarchyHasTheSerialLevelsAndIterations) {
-  const Communicator comm = world();
-  const Executor host = Executor::host();
-  const size_type n = 12;
   for (const int aggressive_levels : {1, 2}) {
     SCOPED_TRACE("aggressive_levels " + std::to_string(aggressive_levels));
     amg::ClassicalParams params;
     params.aggressive_levels = aggressive_levels;
-    auto serial_matrix = std::make_shared<CsrMatrix<double>>(gallery::poisson3d(host, n, n, n));
-    const auto serial_scale = [&] {
-      std::vector<double> v = serial_matrix->values().to_vector();
-      for (double& x : v) x *= 1.5;
-      copy(Array<double>(host, v), serial_matrix->values());
-    };
-    const ClassicalSolve serial = solve_with_classical(
-        std::make_shared<const CsrOperator<double>>(serial_matrix),
-        std::make_shared<const Reduction<double>>(), 0, serial_scale, params, true);
-    const RowPartition part = uneven(comm, n * n * n);
-    auto matrix =
-        std::make_shared<DistributedCsrMatrix<double>>(gallery::poisson3d(part, host, n, n, n));
-    const auto scale = [&] {
-      for (auto* values : {&matrix->diag_values(), &matrix->offd_values()}) {
-        std::vector<double> v = values->to_vector();
-        for (double& x : v) x *= 1.5;
-        copy(Array<double>(host, v), *values);
-      }
-    };
-    const ClassicalSolve dist =
-        solve_with_classical(std::make_shared<const DistributedOperator<double>>(matrix),
-                             std::make_shared<const DistributedReduction<double>>(comm),
-                             part.begin(), scale, params, true);
-    ASSERT_GE(serial.summary.levels.size(), 3u);
-    ASSERT_EQ(dist.summary.levels.size(), serial.summary.levels.size());
-    for (std::size_t l = 0; l < serial.summary.levels.size(); ++l) {
-      EXPECT_EQ(dist.summary.levels[l].rows, serial.summary.levels[l].rows) << "level " << l;
-      EXPECT_EQ(dist.summary.levels[l].nnz, serial.summary.levels[l].nnz) << "level " << l;
-    }
-    EXPECT_TRUE(serial.info.converged()) << to_string(serial.info.status);
-    EXPECT_TRUE(dist.info.converged()) << to_string(dist.info.status);
-    EXPECT_NEAR(double(dist.info.iterations), double(serial.info.iterations), 1.0);
-    EXPECT_TRUE(dist.after_resetup.converged()) << to_string(dist.after_resetup.status);
-    EXPECT_NEAR(double(dist.after_resetup.iterations), double(serial.after_resetup.iterations),
-                1.0);
+    compare_with_serial_hierarchy(12, params, true);
   }
 }
 
