@@ -200,7 +200,7 @@ TEST(DistributedAmg, AgglomerationMovesSmallLevelsOntoOneProcess) {
     }
   }
   EXPECT_GE(moved, 1);
-  EXPECT_NE(gathered.summary().coarsening.find("on one process"), std::string::npos);
+  EXPECT_NE(gathered.summary().coarsening.find("onto one process"), std::string::npos);
   const int iterations = run(plain);
   EXPECT_EQ(run(gathered), iterations);
 

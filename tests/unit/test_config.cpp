@@ -29,8 +29,7 @@ std::string error_of(F f) {
 }
 
 /// Sets `path` from text as the flag `where` would.
-void flag(SolverConfig& cfg, const std::string& where, const std::string& path,
-          const char* value) {
+void flag(SolverConfig& cfg, const std::string& where, const std::string& path, const char* value) {
   const Parameter* p = find_parameter(path);
   ASSERT_NE(p, nullptr) << path;
   set_parameter_from_text(cfg, *p, value, where);
@@ -213,8 +212,8 @@ TEST(ConfigJson, IntegersOutOfRangeAreErrorsAndZeroIterationsIsValid) {
   const auto m =
       error_of([] { config_from_json(R"({"solver": {"max_iterations": 4294967297}})"); });
   EXPECT_EQ(m, "config: 'solver.max_iterations' must be an integer >= 0, got 4294967297");
-  const auto u = error_of(
-      [] { config_from_json(R"({"solver": {"max_iterations": 18446744073709551615}})"); });
+  const auto u =
+      error_of([] { config_from_json(R"({"solver": {"max_iterations": 18446744073709551615}})"); });
   EXPECT_NE(u.find("got 18446744073709551615"), std::string::npos) << u;
   const auto r = error_of([] { config_from_json(R"({"solver": {"restart": -4294967295}})"); });
   EXPECT_NE(r.find("'solver.restart' must be an integer >= 1, got -4294967295"), std::string::npos)
@@ -357,8 +356,7 @@ TEST(ConfigFit, RestartAndTruncationFitTheProblem) {
     } catch (const out_of_memory& e) {
       EXPECT_EQ(e.message().rfind("config: solver.restart 1073741824 needs about ", 0), 0u)
           << e.message();
-      EXPECT_NE(e.message().find("is available on host; choose a smaller value"),
-                std::string::npos)
+      EXPECT_NE(e.message().find("is available on host; choose a smaller value"), std::string::npos)
           << e.message();
     }
   }
@@ -559,15 +557,13 @@ std::map<std::string, Change> changes() {
       {"preconditioner.chebyshev.symmetric", {{chebyshev}, false}},
       {"preconditioner.ilu.level_of_fill", {{{"preconditioner.type", S("iluk")}}, I(2)}},
       {"preconditioner.ilu.drop_tolerance", {{{"preconditioner.type", S("ilut")}, gmres}, 0.1}},
-      {"preconditioner.ilu.max_fill_per_row",
-       {{{"preconditioner.type", S("ilut")}, gmres}, I(1)}},
+      {"preconditioner.ilu.max_fill_per_row", {{{"preconditioner.type", S("ilut")}, gmres}, I(1)}},
       {"preconditioner.ilu.triangular_solve", {{ilu0}, S("jacobi")}},
       {"preconditioner.ilu.triangular_sweeps",
        {{ilu0, {"preconditioner.ilu.triangular_solve", S("jacobi")}}, I(1)}},
       {"preconditioner.gauss_seidel.omega", {{{"preconditioner.type", S("sgs")}}, 0.8}},
       {"preconditioner.gauss_seidel.block_rows", {{{"preconditioner.type", S("sgs")}}, I(100)}},
-      {"preconditioner.multicolor_gs.omega",
-       {{{"preconditioner.type", S("multicolor_sgs")}}, 0.8}},
+      {"preconditioner.multicolor_gs.omega", {{{"preconditioner.type", S("multicolor_sgs")}}, 0.8}},
       {"preconditioner.multicolor_gs.seed",
        {{{"preconditioner.type", S("multicolor_sgs")}}, std::uint64_t(12345)}},
       {"preconditioner.two_stage_gs.omega", {{{"preconditioner.type", S("two_stage_sgs")}}, 0.8}},
@@ -586,6 +582,8 @@ std::map<std::string, Change> changes() {
       {amg + "kcycle_threshold", {kcycle, 0.0}},
       {amg + "profile_levels", {{}, true}},
       {amg + "keep_resetup_data", {{}, false}},
+      // Acts on distributed levels only; a serial hierarchy says it in its name.
+      {amg + "agglomeration_rows", {{}, I(1000)}},
       {classical + "strength_threshold", {{}, 0.5}},
       {classical + "max_row_sum", {{}, 0.1}},
       {classical + "interpolation", {{}, S("direct")}},
@@ -652,13 +650,15 @@ TEST(ConfigBuild, ANearNullSpaceGoesToAggregationAndIsRefusedElsewhere) {
   EXPECT_GT(rows_of(*two), rows_of(*implied));
   EXPECT_LE(rows_of(*two), 2 * rows_of(*implied));
   // Classical AMG and the smoothers take none, and say so.
-  EXPECT_NE(error_of([&] { make_preconditioner<double>(SolverConfig{}, A, ones()); })
-                .find("preconditioner.amg.coarsening is classical"),
+  EXPECT_NE(error_of([&] {
+              make_preconditioner<double>(SolverConfig{}, A, ones());
+            }).find("preconditioner.amg.coarsening is classical"),
             std::string::npos);
   SolverConfig jacobi;
   jacobi.preconditioner.type = PreconditionerType::jacobi;
-  EXPECT_NE(error_of([&] { make_preconditioner<double>(jacobi, A, ones()); })
-                .find("preconditioner.type is jacobi"),
+  EXPECT_NE(error_of([&] {
+              make_preconditioner<double>(jacobi, A, ones());
+            }).find("preconditioner.type is jacobi"),
             std::string::npos);
 }
 

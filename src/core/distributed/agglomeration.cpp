@@ -116,7 +116,8 @@ class AgglomeratingCoarsening final : public amg::Coarsening<T> {
   }
 
   std::string name() const override {
-    return inner_->name() + ", levels below " + std::to_string(rows_) + " rows on one process";
+    return inner_->name() + ", distributed levels below " + std::to_string(rows_) +
+           " rows gathered onto one process";
   }
 
  private:
