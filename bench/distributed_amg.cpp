@@ -10,8 +10,9 @@
 //                48 on the host)
 //   --strong N   the grid N^3 split over the processes
 //   --config     aggregation (K-cycle FCG, the aggregation paper's method)
-//                and/or classical (PMIS + ext+i, l1-Jacobi V-cycle PCG);
-//                default both
+//                and/or classical (PMIS + ext+i V-cycle PCG with the
+//                library's default smoother: l1-Jacobi on a GPU, hybrid
+//                Gauss-Seidel on the host, as hypre's defaults); default both
 //   --serial     also solve the same problem with the serial hierarchy on
 //                one process (P = 1 only): the cost of the distributed code
 //                path on one process
@@ -133,7 +134,7 @@ struct Config {
   KrylovMethod method;
 };
 
-Config make_config(const std::string& name) {
+Config make_config(const std::string& name, const Executor& exec) {
   KrylovParams k;
   k.relative_tolerance = 1e-8;
   k.max_iterations = 500;
@@ -145,7 +146,7 @@ Config make_config(const std::string& name) {
             KrylovMethod{Fcg{.params = k}}};
   }
   amg::HierarchyParams h;
-  h.smoother = L1JacobiParams{};
+  h.smoother = amg::default_smoother(exec);  // l1-Jacobi on a GPU, hybrid Gauss-Seidel on the host
   return {name, [] { return amg::make_classical_coarsening<double>({}); }, h,
           KrylovMethod{Cg{.params = k}}};
 }
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
                   exec.name().c_str(), A->matrix().halo_transfer());
     }
     for (const std::string& name : o.configs) {
-      const Config config = make_config(name);
+      const Config config = make_config(name, exec);
       const auto print = [&](const char* path, const Row& row) {
         if (!root) return;
         std::printf(
