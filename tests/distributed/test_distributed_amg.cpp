@@ -53,7 +53,7 @@ Outcome solve_with_aggregation(std::shared_ptr<const LevelOperator<double>> A,
   amg::Hierarchy<double> H(
       A, amg::make_aggregation_coarsening<double>({.dimension = 3, .galerkin_by_spgemm = true}), h,
       reduction);
-  Vector<double> x(Executor::host(), b.size(), 0.0), r(Executor::host(), b.size());
+  Vector<double> x(b.executor(), b.size(), 0.0), r(b.executor(), b.size());
   Outcome o;
   o.info = solve(KrylovMethod{Fcg{.params = to(1e-8)}}, *A, b, x, &H, *reduction);
   A->residual(b, x, r);
@@ -236,18 +236,9 @@ TEST(DistributedDevice, AggregationAmgMatchesTheHostRun) {
   const RowPartition part = RowPartition::uniform(comm, n * n * n);
   auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
   const auto run = [&](const Executor& exec) {
-    auto A = std::make_shared<const DistributedOperator<double>>(
-        gallery::poisson3d(part, exec, n, n, n));
-    amg::Hierarchy<double> H(A, amg::make_aggregation_coarsening<double>({.dimension = 3}),
-                             kcycle(), reduction);
-    const Vector<double> b = block_of(part).to(exec);
-    Vector<double> x(exec, b.size(), 0.0), r(exec, b.size());
-    Outcome o;
-    o.info = solve(KrylovMethod{Fcg{.params = to(1e-8)}}, *A, b, x, &H, *reduction);
-    A->residual(b, x, r);
-    o.true_relative_residual = reduction->norm2(r) / reduction->norm2(b);
-    o.summary = H.summary();
-    return o;
+    return solve_with_aggregation(std::make_shared<const DistributedOperator<double>>(
+                                      gallery::poisson3d(part, exec, n, n, n)),
+                                  reduction, block_of(part).to(exec), kcycle());
   };
   const Outcome on_host = run(host), on_device = run(dev);
   EXPECT_TRUE(on_device.info.converged()) << to_string(on_device.info.status);

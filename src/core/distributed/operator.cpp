@@ -73,6 +73,12 @@ void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole)
         " entries and whole " + std::to_string(whole.size()) + "; expected this process's " +
         std::to_string(rows.local_size()) + " and all " + std::to_string(rows.global_size()));
   }
+  // One process: the part is the whole, copied where it lives (no round
+  // trip through the host in every coarse solve).
+  if (rows.processes() == 1) {
+    copy(part.values(), whole.values());
+    return;
+  }
   std::vector<std::size_t> bytes(static_cast<std::size_t>(rows.processes()));
   for (int r = 0; r < rows.processes(); ++r) {
     bytes[static_cast<std::size_t>(r)] = static_cast<std::size_t>(rows.local_size(r)) * sizeof(T);

@@ -148,6 +148,15 @@ inline Array<offset_type> stack_pointers(const Array<offset_type>& top,
   return out;
 }
 
+/// The plan's send indices on `exec`: the plan's own array when it lives
+/// there, else a copy kept in `storage`.
+const Array<index_type>& send_indices_on(const HaloPlan& plan, const Executor& exec,
+                                         Array<index_type>& storage) {
+  if (plan.executor() == exec) return plan.send_indices();
+  storage = plan.send_indices().to(exec);
+  return storage;
+}
+
 }  // namespace
 
 template <class T>
@@ -167,9 +176,8 @@ RowBlock<T> fetch_ghost_rows(const DistributedCsrMatrix<T>& M, const HaloPlan& p
         "split like M's rows)");
   }
   const Executor& exec = M.executor();
-  const Array<index_type> sent =
-      plan.executor() == exec ? Array<index_type>() : plan.send_indices().to(exec);
-  const Array<index_type>& indices = plan.executor() == exec ? plan.send_indices() : sent;
+  Array<index_type> storage;
+  const Array<index_type>& indices = send_indices_on(plan, exec, storage);
   const HostRows<T> packed = to_host(gather_rows(M, &indices));
   return from_host(
       exchange_rows(M.communicator(), plan.sends(), packed, plan.receives(), plan.ghost_count()),
@@ -353,9 +361,8 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   const RowBlock<T> received = from_host(
       exchange_rows(M.communicator(), plan.receives(), outgoing, plan.sends(), plan.send_count()),
       exec);
-  const Array<index_type> sent =
-      plan.executor() == exec ? Array<index_type>() : plan.send_indices().to(exec);
-  const Array<index_type>& targets = plan.executor() == exec ? plan.send_indices() : sent;
+  Array<index_type> storage;
+  const Array<index_type>& targets = send_indices_on(plan, exec, storage);
 
   // Every entry keyed by its row, sorted stably: the own entries first, then
   // the received ones in the plan's (rank) order.
