@@ -214,9 +214,11 @@ int main(int argc, char** argv) {
         gallery::poisson3d(part, exec, nx, ny, nz));
     auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
     if (root) {
-      std::printf("# 7-point Laplacian %lld x %lld x %lld (%s), %d processes on %s, halo: %s\n",
+      const std::string why = device_transfer_reason(comm);
+      std::printf("# 7-point Laplacian %lld x %lld x %lld (%s), %d processes on %s, halo: %s%s%s\n",
                   (long long)nx, (long long)ny, (long long)nz, o.weak ? "weak" : "strong", P,
-                  exec.name().c_str(), A->matrix().halo_transfer());
+                  exec.name().c_str(), A->matrix().halo_transfer(),
+                  why.empty() ? "" : ", because ", why.c_str());
     }
     for (const std::string& name : o.configs) {
       const Config config = make_config(name, exec);

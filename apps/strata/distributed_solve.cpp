@@ -239,11 +239,12 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
         "strata solve: %s%s, %lld rows, %lld nonzeros, on %s, %d processes\n", o.problem.c_str(),
         loaded.source == "gallery" ? (" n=" + std::to_string(loaded.n)).c_str() : "",
         (long long)A->global_rows(), (long long)A->global_nnz(), exec.name().c_str(), processes_n);
-    std::printf("  per process: %lld-%lld rows, %lld-%lld nonzeros (%s); halo exchange: %s\n",
+    const std::string why = device_transfer_reason(comm);
+    std::printf("  per process: %lld-%lld rows, %lld-%lld nonzeros (%s); halo exchange: %s%s%s\n",
                 smallest(rows_per_process), largest(rows_per_process), smallest(nnz_per_process),
                 largest(nnz_per_process),
                 generated ? "each generated its rows" : "rows sent from rank 0",
-                A->halo_transfer());
+                A->halo_transfer(), why.empty() ? "" : ", because ", why.c_str());
     std::fflush(stdout);
   }
 
@@ -322,7 +323,8 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
               {"nnz_per_process", nnz_per_process},
               {"matrix_built_by", generated ? "each process its rows" : "rank 0, rows scattered"},
               {"halo_transfer", A->halo_transfer()},
-              {"device_transfer", device_transfer(comm)}};
+              {"device_transfer", device_transfer(comm)},
+              {"device_transfer_reason", device_transfer_reason(comm)}};
     j.update(method_and_outcome(method, cfg, precond_desc, info, true_relative));
     j.update(json{{"chosen", chosen},
                   {"constant_null_space", facts.constant_null_space},

@@ -9,7 +9,9 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,23 @@
 namespace strata::test {
 
 inline Communicator world() { return make_communicator(MPI_COMM_WORLD); }
+
+/// This process's GPU: one each while there are enough (so that the device
+/// halo goes through NCCL where it is built), shared round-robin otherwise.
+inline Executor rank_device(const Communicator& comm) {
+  return Executor::cuda(comm.rank() % cuda_device_count());
+}
+
+/// The transfer a device halo must use on `comm`: NCCL when this build has
+/// it, every process has a GPU of its own and the environment does not
+/// say STRATA_DEVICE_TRANSPORT=mpi; else staging (or CUDA-aware MPI).
+inline std::string expected_device_transfer(const Communicator& comm) {
+  if (comm.size() == 1) return "single process";
+  const char* mode = std::getenv("STRATA_DEVICE_TRANSPORT");
+  const bool mpi_asked = mode != nullptr && std::string(mode) == "mpi";
+  if (nccl_compiled() && !mpi_asked && cuda_device_count() >= comm.size()) return "nccl";
+  return comm.cuda_aware() ? "cuda-aware" : "staged through host";
+}
 
 /// A smooth, nonzero value for global index i.
 inline double value_at(global_index i) { return 1.0 + std::sin(0.37 * static_cast<double>(i)); }

@@ -26,6 +26,8 @@
 namespace strata {
 namespace {
 
+using test::expected_device_transfer;
+using test::rank_device;
 using test::uneven;
 using test::value_at;
 using test::world;
@@ -585,15 +587,17 @@ TEST(DistributedKrylov, NonsymmetricMethodsRunUnchanged) {
 
 /// A MatrixMarket file read once, on rank 0, and scattered to the owners
 /// (scatter_rows): SpMV and Jacobi-CG as in the serial run.
-/// On the GPU (the processes share one device here): a matrix generated on
-/// the device multiplies like the serial one, its halo exchanged through
-/// device buffers (directly with CUDA-aware MPI, else staged through the
-/// host: device_transfer says which), and CG with Jacobi takes the serial
-/// iteration count to a true residual that meets the tolerance.
+/// On the GPU (one per process where there are enough, else shared): a
+/// matrix generated on the device multiplies like the serial one, its halo
+/// exchanged through device buffers (NCCL with a GPU per process, directly
+/// with CUDA-aware MPI, else staged through the host: device_transfer says
+/// which, and the test checks it is the one expected), and CG with Jacobi
+/// takes the serial iteration count to a true residual that meets the
+/// tolerance.
 TEST(DistributedDevice, SpmvAndCgMatchTheSerialRun) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Communicator comm = world();
-  const Executor host = Executor::host(), dev = Executor::cuda();
+  const Executor host = Executor::host(), dev = rank_device(comm);
   const RowPartition part = uneven(comm, 10 * 9 * 8);
   const CsrMatrix<double> serial = gallery::poisson3d(host, 10, 9, 8);
   {
@@ -605,7 +609,24 @@ TEST(DistributedDevice, SpmvAndCgMatchTheSerialRun) {
     Vector<double> y_serial(host, serial.rows());
     spmv(serial, serial_vector(serial.cols()), y_serial);
     expect_same_vector(DistributedVector<double>(part, y.local().to(host)), y_serial);
-    if (comm.rank() == 0) std::printf("    halo on the device: %s\n", device_transfer(comm));
+    EXPECT_EQ(std::string(A.halo_transfer()), expected_device_transfer(comm));
+    EXPECT_EQ(std::string(device_transfer(comm)), expected_device_transfer(comm))
+        << device_transfer_reason(comm);
+    if (comm.rank() == 0) {
+      std::printf("    halo on the device: %s%s%s\n", device_transfer(comm),
+                  device_transfer_reason(comm).empty() ? "" : ", because ",
+                  device_transfer_reason(comm).c_str());
+    }
+    // The same product again, and one into a second vector while nothing
+    // waits on the host between them: stream order alone keeps the ghosts
+    // of one product from being overwritten by the next exchange.
+    DistributedVector<double> y2(part, dev, 0.0);
+    spmv(A, y, y2);
+    spmv(A, x, y);
+    expect_same_vector(DistributedVector<double>(part, y.local().to(host)), y_serial);
+    Vector<double> y2_serial(host, serial.rows());
+    spmv(serial, y_serial, y2_serial);
+    expect_same_vector(DistributedVector<double>(part, y2.local().to(host)), y2_serial);
   }
   const KrylovMethod cg = Cg{.params = tolerance(1e-8)};
   const Solve reference = serial_solve(cg, serial, JacobiParams{});
@@ -621,6 +642,57 @@ TEST(DistributedDevice, SpmvAndCgMatchTheSerialRun) {
   EXPECT_TRUE(info.converged()) << to_string(info.status);
   EXPECT_EQ(info.iterations, reference.info.iterations);
   EXPECT_LE(reduction.norm2(r) / reduction.norm2(b), 1e-8);
+}
+
+/// STRATA_DEVICE_TRANSPORT chooses the device halo's transport: "mpi"
+/// stages (or hands device buffers to a CUDA-aware MPI) even where NCCL
+/// could be used, with the reason reported, and the product is the same;
+/// a value that is none of auto, nccl, mpi is an error naming the variable,
+/// on every process.
+TEST(DistributedDevice, TransportFromTheEnvironment) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const Communicator probe = world();
+  if (probe.size() == 1) GTEST_SKIP() << "one process sends nothing";
+  const Executor host = Executor::host();
+  const auto with_setting = [](const char* value, const auto& body) {
+    ::setenv("STRATA_DEVICE_TRANSPORT", value, 1);
+    try {
+      body();
+    } catch (...) {
+      ::unsetenv("STRATA_DEVICE_TRANSPORT");
+      throw;
+    }
+    ::unsetenv("STRATA_DEVICE_TRANSPORT");
+  };
+  with_setting("mpi", [&] {
+    const Communicator comm = world();  // a fresh one: the choice is made once per communicator
+    const Executor dev = rank_device(comm);
+    const RowPartition part = uneven(comm, 6 * 7 * 5);
+    const DistributedCsrMatrix<double> A = gallery::poisson3d(part, dev, 6, 7, 5);
+    EXPECT_EQ(std::string(A.halo_transfer()), expected_device_transfer(comm));
+    EXPECT_NE(std::string(A.halo_transfer()), "nccl");
+    EXPECT_NE(device_transfer_reason(comm).find("STRATA_DEVICE_TRANSPORT=mpi"), std::string::npos)
+        << device_transfer_reason(comm);
+    const DistributedVector<double> x(part, distributed_vector(part).local().to(dev));
+    DistributedVector<double> y(part, dev, 0.0);
+    spmv(A, x, y);
+    const CsrMatrix<double> serial = gallery::poisson3d(host, 6, 7, 5);
+    Vector<double> y_serial(host, serial.rows());
+    spmv(serial, serial_vector(serial.cols()), y_serial);
+    expect_same_vector(DistributedVector<double>(part, y.local().to(host)), y_serial);
+  });
+  with_setting("infiniband", [&] {
+    const Communicator comm = world();
+    const RowPartition part = uneven(comm, 6 * 7 * 5);
+    try {
+      (void)gallery::poisson3d(part, rank_device(comm), 6, 7, 5);
+      ADD_FAILURE() << "expected invalid_argument";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("STRATA_DEVICE_TRANSPORT is 'infiniband'"),
+                std::string::npos)
+          << e.what();
+    }
+  });
 }
 
 TEST(DistributedSpmv, MatrixMarketFileReadOnRankZero) {

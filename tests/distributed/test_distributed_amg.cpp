@@ -24,6 +24,7 @@ namespace strata {
 namespace {
 
 using test::block_of;
+using test::rank_device;
 using test::world;
 
 struct Outcome {
@@ -231,7 +232,7 @@ TEST(DistributedAmg, AgglomerationMovesSmallLevelsOntoOneProcess) {
 TEST(DistributedDevice, AggregationAmgMatchesTheHostRun) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Communicator comm = world();
-  const Executor host = Executor::host(), dev = Executor::cuda();
+  const Executor host = Executor::host(), dev = rank_device(comm);
   const size_type n = 20;
   const RowPartition part = RowPartition::uniform(comm, n * n * n);
   auto reduction = std::make_shared<const DistributedReduction<double>>(comm);

@@ -29,6 +29,9 @@ namespace detail {
 /// The MPI state behind a Communicator (the duplicated MPI_Comm and what
 /// was queried about it once); defined where MPI is compiled in.
 struct CommunicatorState;
+/// The device transports (NCCL) made on a communicator, shared by its
+/// copies; defined where the distributed layer is compiled.
+struct DeviceLinks;
 }  // namespace detail
 
 class Communicator {
@@ -65,9 +68,13 @@ class Communicator {
 
   /// The MPI state; only the distributed layer's sources use it.
   const detail::CommunicatorState* state() const noexcept { return state_.get(); }
+  /// The device transports made on it (null for the one-process
+  /// communicator); only the distributed layer's sources use it.
+  detail::DeviceLinks* device_links() const noexcept { return links_.get(); }
 
  private:
   std::shared_ptr<const detail::CommunicatorState> state_;
+  std::shared_ptr<detail::DeviceLinks> links_;
   int rank_ = 0;
   int size_ = 1;
   bool cuda_aware_ = false;
@@ -75,11 +82,22 @@ class Communicator {
 
 /// True when this build of Strata talks MPI.
 bool mpi_compiled() noexcept;
+/// True when this build can exchange device halos through NCCL (CUDA, MPI
+/// and NCCL found at configure time; see device_transfer()).
+bool nccl_compiled() noexcept;
 
 /// How halo exchanges move CUDA device data on `comm`, for summaries:
-/// "cuda-aware" (MPI reads and writes device buffers itself),
-/// "staged through host" (device data is copied to pinned host buffers and
-/// back around each message), or "single process" (nothing is sent).
+/// "nccl" (NCCL's sends and receives, stream-ordered, one GPU per process;
+/// chosen when a distributed matrix was made on a device and NCCL can be
+/// used, see STRATA_DEVICE_TRANSPORT in docs/guide.md), "cuda-aware" (MPI
+/// reads and writes device buffers itself), "staged through host" (device
+/// data is copied to pinned host buffers and back around each message), or
+/// "single process" (nothing is sent).
 const char* device_transfer(const Communicator& comm) noexcept;
+
+/// Why `comm`'s device data is not exchanged through NCCL ("" when it is,
+/// or no distributed matrix has been made on a device yet): for example
+/// that two processes share one GPU, or that this build has no NCCL.
+std::string device_transfer_reason(const Communicator& comm);
 
 }  // namespace strata

@@ -20,10 +20,13 @@
 /// that work overlaps the messages: begin() packs the values to send (a
 /// gather on the vector's executor) and posts the receives and sends;
 /// finish() waits and returns the ghosts. SpMV computes the diagonal block's
-/// product in between. Device data goes to MPI directly when the library is
-/// CUDA-aware (Communicator::cuda_aware(), asked at run time), else through
-/// pinned host buffers (a copy each way around the messages); transfer()
-/// says which.
+/// product in between. Device data goes through NCCL when every process has
+/// a GPU of its own (stream-ordered on a second stream: neither begin() nor
+/// finish() blocks the host, and the diagonal product overlaps the
+/// messages; device_transfer() in strata/distributed/communicator.hpp), to
+/// MPI directly when the library is CUDA-aware (Communicator::cuda_aware(),
+/// asked at run time), else through pinned host buffers (a copy each way
+/// around the messages); transfer() says which.
 
 #include <memory>
 #include <vector>
@@ -37,6 +40,8 @@ namespace strata {
 namespace detail {
 class RequestSet;
 class PinnedBuffer;
+class DeviceTransport;
+class DeviceExchange;
 }  // namespace detail
 
 /// One neighbour of a halo exchange: `count` values for (or from) process
@@ -54,7 +59,9 @@ class HaloPlan {
 
   /// Collective: the plan for fetching the global ids `ghosts` (sorted,
   /// distinct, none owned here, each < columns.global_size()) from their
-  /// owners under `columns`, with the send indices on `exec`. Throws
+  /// owners under `columns`, with the send indices on `exec` (every process
+  /// passes a host executor, or every one a CUDA executor: the first plan
+  /// on a device also sets up the device transport). Throws
   /// invalid_argument naming the first id that breaks this (on the process
   /// that has it; a process asked for an id it does not own says so too).
   HaloPlan(const RowPartition& columns, const std::vector<global_index>& ghosts,
@@ -74,14 +81,23 @@ class HaloPlan {
   size_type send_count() const noexcept { return send_indices_.size(); }
   const Executor& executor() const noexcept { return send_indices_.executor(); }
 
-  /// The same plan with its send indices on `target`.
+  /// The same plan with its send indices on `target`. Not collective: on a
+  /// device it uses the device transport only when a plan built there
+  /// (collectively) has set one up, and stages through the host otherwise.
   HaloPlan to(const Executor& target) const;
+
+  /// The NCCL transport of this plan's device (null on the host, or when
+  /// device data is staged); for HaloExchange.
+  const std::shared_ptr<detail::DeviceTransport>& device_transport() const noexcept {
+    return transport_;
+  }
 
  private:
   RowPartition columns_;
   std::vector<HaloNeighbour> receives_, sends_;
   Array<index_type> send_indices_;
   size_type ghost_count_ = 0;
+  std::shared_ptr<detail::DeviceTransport> transport_;
 };
 
 /// Carries out a HaloPlan for vectors on one executor (see the file
@@ -110,9 +126,10 @@ class HaloExchange {
 
   const HaloPlan& plan() const noexcept { return *plan_; }
   const Executor& executor() const noexcept { return ghosts_.executor(); }
-  /// "host memory" (host vectors), "cuda-aware" (device buffers handed to
-  /// MPI), "staged through host" (pinned host copies), or "single process"
-  /// (no neighbours on a one-process communicator).
+  /// "host memory" (host vectors), "nccl" (device buffers through NCCL),
+  /// "cuda-aware" (device buffers handed to MPI), "staged through host"
+  /// (pinned host copies), or "single process" (no neighbours on a
+  /// one-process communicator).
   const char* transfer() const noexcept;
 
  private:
@@ -122,6 +139,8 @@ class HaloExchange {
   /// Pinned host copies of send_ and ghosts_ when device data is staged.
   std::unique_ptr<detail::PinnedBuffer> send_stage_, receive_stage_;
   std::unique_ptr<detail::RequestSet> requests_;
+  /// The messages' events when they go through the device transport.
+  std::unique_ptr<detail::DeviceExchange> device_;
   bool staged_ = false;
   bool in_flight_ = false;
 };

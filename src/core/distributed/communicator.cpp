@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/distributed/communication.hpp"
+#include "core/distributed/device_transport.hpp"
 
 namespace strata {
 
@@ -17,7 +18,19 @@ Communicator Communicator::self() { return Communicator(); }
 
 const char* device_transfer(const Communicator& comm) noexcept {
   if (comm.size() == 1) return "single process";
+  if (detail::DeviceLinks* links = comm.device_links()) {
+    std::lock_guard<std::mutex> lock(links->mutex);
+    for (const detail::DeviceLinks::Entry& e : links->entries) {
+      if (e.transport) return "nccl";
+    }
+  }
   return comm.cuda_aware() ? "cuda-aware" : "staged through host";
+}
+
+bool nccl_compiled() noexcept { return detail::nccl_compiled(); }
+
+std::string device_transfer_reason(const Communicator& comm) {
+  return detail::device_transport_reason(comm);
 }
 
 namespace detail {

@@ -14,6 +14,7 @@
 #endif
 
 #include "core/distributed/communication.hpp"
+#include "core/distributed/device_transport.hpp"
 
 namespace strata {
 
@@ -98,6 +99,7 @@ Communicator Communicator::from_mpi_comm_address(const void* mpi_comm) {
   detail::check(MPI_Comm_size(state->comm, &result.size_), "MPI_Comm_size");
   result.cuda_aware_ = detail::query_cuda_aware();
   result.state_ = std::move(state);
+  result.links_ = std::make_shared<detail::DeviceLinks>();
   return result;
 }
 

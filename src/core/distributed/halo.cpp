@@ -8,6 +8,7 @@
 
 #include "core/cuda_bridge.hpp"
 #include "core/distributed/communication.hpp"
+#include "core/distributed/device_transport.hpp"
 #include "strata/core/primitives.hpp"
 
 namespace strata {
@@ -123,6 +124,7 @@ HaloPlan::HaloPlan(const RowPartition& columns, const std::vector<global_index>&
   }
   detail::agree_on_failure(comm, failure, "HaloPlan");
   send_indices_ = Array<index_type>(exec, local);
+  transport_ = detail::device_transport(comm, exec);
 }
 
 HaloPlan HaloPlan::to(const Executor& target) const {
@@ -132,6 +134,7 @@ HaloPlan HaloPlan::to(const Executor& target) const {
   copy.sends_ = sends_;
   copy.send_indices_ = send_indices_.to(target);
   copy.ghost_count_ = ghost_count_;
+  copy.transport_ = detail::cached_device_transport(communicator(), target);
   return copy;
 }
 
@@ -145,7 +148,10 @@ HaloExchange<T>::HaloExchange(std::shared_ptr<const HaloPlan> plan, const Execut
   send_ = Array<T>(exec, plan_->send_count());
   ghosts_ = Vector<T>(exec, plan_->ghost_count());
   const Communicator& comm = plan_->communicator();
-  staged_ = exec.is_cuda() && comm.size() > 1 && !comm.cuda_aware();
+  if (exec.is_cuda() && plan_->device_transport()) {
+    device_ = detail::make_device_exchange(plan_->device_transport(), exec);
+  }
+  staged_ = exec.is_cuda() && comm.size() > 1 && !device_ && !comm.cuda_aware();
   if (staged_) {
     send_stage_ = std::make_unique<detail::PinnedBuffer>(send_.bytes());
     receive_stage_ = std::make_unique<detail::PinnedBuffer>(ghosts_.values().bytes());
@@ -163,6 +169,7 @@ template <class T>
 const char* HaloExchange<T>::transfer() const noexcept {
   if (plan_->communicator().size() == 1) return "single process";
   if (executor().is_host()) return "host memory";
+  if (device_) return "nccl";
   return staged_ ? "staged through host" : "cuda-aware";
 }
 
@@ -174,6 +181,13 @@ void HaloExchange<T>::begin(const Vector<T>& x) {
     throw dimension_mismatch("HaloExchange::begin: x has " + std::to_string(x.size()) +
                              " entries; expected this process's block of " +
                              std::to_string(plan_->partition().local_size()));
+  }
+  if (device_) {
+    // Stream-ordered: pack, then the messages on the transport's stream.
+    if (plan_->send_count() > 0) gather(x.values(), plan_->send_indices(), send_);
+    device_->start(plan_->sends(), send_.data(), plan_->receives(), ghosts_.data(), sizeof(T));
+    in_flight_ = true;
+    return;
   }
   const Communicator& comm = plan_->communicator();
   // Receives first, so that a message arriving early lands in place.
@@ -204,6 +218,10 @@ template <class T>
 const Vector<T>& HaloExchange<T>::finish() {
   require(in_flight_, "HaloExchange::finish: no exchange has begun");
   in_flight_ = false;
+  if (device_) {
+    device_->complete();  // the executor's stream waits; the host does not
+    return ghosts_;
+  }
   requests_->wait_all();
   if (staged_ && ghosts_.size() > 0) {
     copy_bytes(ghosts_.data(), executor(), receive_stage_->data(), Executor::host(),
