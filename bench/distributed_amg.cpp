@@ -59,13 +59,16 @@ struct Options {
   int repeat = 2;
   bool host = false;
   bool serial = false;
+  /// Print the setup's stage times (and classical AMG's parts of them).
+  bool profile = false;
+  size_type agglomeration_rows = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "strata_bench_distributed: %s\nusage: strata_bench_distributed [--weak N | "
                "--strong N] [--config aggregation|classical]... [--repeat R] [--host] "
-               "[--serial]\n",
+               "[--serial] [--profile] [--agglomeration-rows N]\n",
                why.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
@@ -102,6 +105,10 @@ Options parse(int argc, char** argv) {
       o.host = true;
     } else if (a == "--serial") {
       o.serial = true;
+    } else if (a == "--profile") {
+      o.profile = true;
+    } else if (a == "--agglomeration-rows") {
+      o.agglomeration_rows = positive(value());
     } else {
       usage("unknown argument " + a);
     }
@@ -134,7 +141,7 @@ struct Config {
   KrylovMethod method;
 };
 
-Config make_config(const std::string& name, const Executor& exec) {
+Config make_config(const std::string& name, const Executor& exec, const Options& o) {
   KrylovParams k;
   k.relative_tolerance = 1e-8;
   k.max_iterations = 500;
@@ -142,12 +149,21 @@ Config make_config(const std::string& name, const Executor& exec) {
     amg::HierarchyParams h;
     h.cycle = amg::CycleType::K;
     h.smoother = JacobiParams{.estimate_omega = true};
+    h.agglomeration_rows = o.agglomeration_rows;
     return {name, [] { return amg::make_aggregation_coarsening<double>({.dimension = 3}); }, h,
             KrylovMethod{Fcg{.params = k}}};
   }
   amg::HierarchyParams h;
   h.smoother = amg::default_smoother(exec);  // l1-Jacobi on a GPU, hybrid Gauss-Seidel on the host
-  return {name, [] { return amg::make_classical_coarsening<double>({}); }, h,
+  h.agglomeration_rows = o.agglomeration_rows;
+  const bool profile = o.profile;
+  return {name,
+          [profile] {
+            amg::ClassicalParams c;
+            c.profile_stages = profile;
+            return amg::make_classical_coarsening<double>(c);
+          },
+          h,
           KrylovMethod{Cg{.params = k}}};
 }
 
@@ -157,6 +173,7 @@ struct Row {
   int iterations = 0, levels = 0;
   bool converged = false;
   double relative_residual = 0;
+  amg::StageTimes stages;  // of the last setup
 };
 
 /// Setups and solves of `config` on the operator A (serial or distributed).
@@ -175,6 +192,7 @@ Row run(const Communicator& comm, const Config& config,
     if (rep > 0) row.setup = std::min(row.setup, t);
   }
   row.levels = H->num_levels();
+  row.stages = H->summary().setup_stage_seconds;
   const Vector<double> b(exec, A->rows(), 1.0);
   Vector<double> x(exec, A->rows()), r(exec, A->rows());
   for (int rep = 0; rep < 3; ++rep) {
@@ -221,7 +239,7 @@ int main(int argc, char** argv) {
                   why.empty() ? "" : ", because ", why.c_str());
     }
     for (const std::string& name : o.configs) {
-      const Config config = make_config(name, exec);
+      const Config config = make_config(name, exec, o);
       const auto print = [&](const char* path, const Row& row) {
         if (!root) return;
         std::printf(
@@ -229,6 +247,13 @@ int main(int argc, char** argv) {
             "%.4f s iterations %d levels %d converged %d relres %.2e\n",
             name.c_str(), path, P, (long long)rows, (long long)(rows / P), row.setup, row.solve,
             row.iterations, row.levels, int(row.converged), row.relative_residual);
+        if (o.profile) {
+          std::printf("#   %s %s setup stages:", name.c_str(), path);
+          for (const auto& [stage, seconds] : row.stages) {
+            std::printf(" %s %.4f,", stage.c_str(), seconds);
+          }
+          std::printf("\n");
+        }
         std::fflush(stdout);
       };
       Row row;
