@@ -35,6 +35,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/operator.hpp"
 #include "strata/distributed/reduction.hpp"
+#include "strata/distributed/rows.hpp"
+#include "strata/matrix/spgemm.hpp"
+#include "strata/matrix/transpose.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/solver/krylov.hpp"
 
@@ -61,6 +65,9 @@ struct Options {
   bool serial = false;
   /// Print the setup's stage times (and classical AMG's parts of them).
   bool profile = false;
+  /// Time the parts of the first level's Galerkin product and transpose
+  /// (classical P), against the serial kernels on one process.
+  bool galerkin_parts = false;
   size_type agglomeration_rows = 0;
 };
 
@@ -68,7 +75,7 @@ struct Options {
   std::fprintf(stderr,
                "strata_bench_distributed: %s\nusage: strata_bench_distributed [--weak N | "
                "--strong N] [--config aggregation|classical]... [--repeat R] [--host] "
-               "[--serial] [--profile] [--agglomeration-rows N]\n",
+               "[--serial] [--profile] [--galerkin-parts] [--agglomeration-rows N]\n",
                why.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
@@ -107,6 +114,8 @@ Options parse(int argc, char** argv) {
       o.serial = true;
     } else if (a == "--profile") {
       o.profile = true;
+    } else if (a == "--galerkin-parts") {
+      o.galerkin_parts = true;
     } else if (a == "--agglomeration-rows") {
       o.agglomeration_rows = positive(value());
     } else {
@@ -209,6 +218,48 @@ Row run(const Communicator& comm, const Config& config,
   return row;
 }
 
+/// The parts of the first level's Galerkin product R (A P) and of the
+/// transpose R = P^T, each the best of three on the slowest process, and on
+/// one process the serial kernels on the same blocks beside them.
+void galerkin_parts(const Communicator& comm, const DistributedOperator<double>& A) {
+  const Executor& exec = A.executor();
+  const bool root = comm.rank() == 0;
+  amg::StageTimes times;
+  auto coarsening = amg::make_classical_coarsening<double>({});
+  const std::optional<amg::Transfer<double>> transfer = coarsening->coarsen(A, 0, times);
+  if (!transfer) return;
+  const auto& P = dynamic_cast<const DistributedOperator<double>&>(*transfer->P).matrix();
+  const auto& R = dynamic_cast<const DistributedOperator<double>&>(*transfer->R).matrix();
+  const DistributedCsrMatrix<double>& M = A.matrix();
+  const auto best = [&](const char* what, auto&& f) {
+    double t = std::numeric_limits<double>::infinity();
+    for (int rep = 0; rep < 3; ++rep) t = std::min(t, timed(comm, exec, f));
+    if (root) std::printf("#   galerkin part %-38s %.4f s\n", what, t);
+  };
+  best("A P (DistributedProduct)", [&] { (void)multiply(M, P); });
+  const DistributedCsrMatrix<double> AP = multiply(M, P);
+  best("R (A P) (DistributedProduct)", [&] { (void)multiply(R, AP); });
+  best("owned_rows(P)", [&] { (void)owned_rows(P); });
+  best("fetch_ghost_rows(P, A's plan)", [&] { (void)fetch_ghost_rows(P, M.halo_plan()); });
+  best("owned_rows(A P)", [&] { (void)owned_rows(AP); });
+  const RowBlock<double> ap_rows = owned_rows(AP);
+  best("DistributedCsrMatrix(A P's rows)", [&] {
+    (void)DistributedCsrMatrix<double>(AP.row_partition(), AP.col_partition(), ap_rows);
+  });
+  best("transpose(P) (distributed)", [&] { (void)transpose(P); });
+  if (comm.size() == 1) {
+    best("serial A P (SparseProduct)", [&] { (void)SparseProduct<CsrMatrix<double>>(M.diag(), P.diag()); });
+    const SparseProduct<CsrMatrix<double>> ap(M.diag(), P.diag());
+    best("serial R (A P) (SparseProduct)",
+         [&] { (void)SparseProduct<CsrMatrix<double>>(R.diag(), ap.result()); });
+    best("serial transpose(P)", [&] { (void)strata::transpose(P.diag()); });
+  }
+  if (root) {
+    std::printf("#   A %lld nnz, P %lld nnz, A P %lld nnz (over all processes)\n",
+                (long long)M.global_nnz(), (long long)P.global_nnz(), (long long)AP.global_nnz());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,6 +289,7 @@ int main(int argc, char** argv) {
                   exec.name().c_str(), A->matrix().halo_transfer(),
                   why.empty() ? "" : ", because ", why.c_str());
     }
+    if (o.galerkin_parts) galerkin_parts(comm, *A);
     for (const std::string& name : o.configs) {
       const Config config = make_config(name, exec, o);
       const auto print = [&](const char* path, const Row& row) {
