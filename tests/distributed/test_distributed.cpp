@@ -375,6 +375,26 @@ TEST(DistributedBadInput, ColumnOutOfRangeIsNamedOnEveryProcess) {
   }
 }
 
+/// Row pointers that start at 0 and end at the entry count but decrease in
+/// between are refused before any entry is placed by them.
+TEST(DistributedBadInput, DecreasingRowPointersAreNamed) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const RowPartition part = RowPartition::uniform(comm, 3 * comm.size());
+  const global_index b = part.begin();
+  RowBlock<double> rows{Array<offset_type>(host, {0, 3, 1, 3}),
+                        Array<global_index>(host, {b, b + 1, b + 2}),
+                        Array<double>(host, {2.0, -1.0, 2.0})};
+  try {
+    DistributedCsrMatrix<double> A(part, rows);
+    FAIL() << "decreasing row pointers were accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("local.row_ptr decreases at row 1 (3 then 1)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DistributedBadInput, RowsThatDoNotCoverTheBlock) {
   const Communicator comm = world();
   const Executor host = Executor::host();

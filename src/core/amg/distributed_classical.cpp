@@ -297,7 +297,7 @@ std::shared_ptr<const HaloPlan> extended_problem(const DistributedCsrMatrix<T>& 
   exec.visit([&](const auto& e) {
     dk::extended_fill(e, n, count, L.row_ptr().data(), L.col_idx().data(), L.values().data(),
                       data.ghost_column.data(), fetched.row_ptr.data(), data.fetched_col.data(),
-                      fetched.values.data(), data.source.data(), ptr.data(), col.data(),
+                      fetched.values.data(), data.source.data(), ptr.data(), nnz, col.data(),
                       val.data());
   });
   data.E = CsrMatrix<T>(rows, rows, std::move(ptr), std::move(col), std::move(val));
@@ -525,7 +525,7 @@ void two_stage_product(const RowPartition& coarse, const RowPartition& coarse2,
   exec.visit([&](const auto& e) {
     dk::stacked_fill(e, owned_coarse, other_count, owned.row_ptr.data(), data.owned_p2_col.data(),
                      owned.values.data(), fetched.row_ptr.data(), data.fetched_p2_col.data(),
-                     fetched.values.data(), ptr.data(), y_col.data(), y_val.data());
+                     fetched.values.data(), ptr.data(), y_nnz, y_col.data(), y_val.data());
   });
   data.Y = CsrMatrix<T>(owned_coarse + other_count, column_count, std::move(ptr), std::move(y_col),
                         std::move(y_val));
@@ -674,7 +674,7 @@ void refresh_two_stage(RefreshData<T>& data) {
     dk::stacked_fill(e, owned_rows, data.Y.rows() - owned_rows, data.P2.row_ptr().data(),
                      static_cast<const index_type*>(nullptr), data.P2.values().data(),
                      fetched.row_ptr.data(), static_cast<const index_type*>(nullptr),
-                     fetched.values.data(), data.Y.row_ptr().data(),
+                     fetched.values.data(), data.Y.row_ptr().data(), data.Y.nnz(),
                      static_cast<index_type*>(nullptr), data.Y.values().data());
   });
   data.P12->recompute(data.X, data.Y);
@@ -768,7 +768,7 @@ void refresh_distributed_level(DistributedClassicalLevel<T>& level,
     dk::extended_fill(e, n, count, L.row_ptr().data(), L.col_idx().data(), L.values().data(),
                       data.ghost_column.data(), fetched.row_ptr.data(), data.fetched_col.data(),
                       fetched.values.data(), data.source.data(), data.E.row_ptr().data(),
-                      static_cast<index_type*>(nullptr), data.E.values().data());
+                      data.E.nnz(), static_cast<index_type*>(nullptr), data.E.values().data());
   });
   if (data.two_stage) {
     refresh_two_stage<T>(data);

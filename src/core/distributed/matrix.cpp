@@ -57,6 +57,17 @@ void check_local_rows(const RowPartition& rows, const RowPartition& cols,
                            "; expected 0 to the number of entries, " +
                            std::to_string(local.cols.size()));
   }
+  const size_type decreasing = exec.visit([&](const auto& e) {
+    return kernels::distributed::first_decreasing_offset(e, rows.local_size(),
+                                                         local.row_ptr.data());
+  });
+  if (decreasing >= 0) {
+    throw invalid_argument(std::string(who) + ": local.row_ptr decreases at row " +
+                           std::to_string(decreasing) + " (" +
+                           std::to_string(element(local.row_ptr, decreasing)) + " then " +
+                           std::to_string(element(local.row_ptr, decreasing + 1)) +
+                           "); expected row pointers that never decrease");
+  }
   const size_type bad = exec.visit([&](const auto& e) {
     return kernels::distributed::first_bad_column(e, local.cols.size(), local.cols.data(),
                                                   cols.global_size());
@@ -97,25 +108,30 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
   }
   detail::agree_on_failure(comm, failure, "DistributedCsrMatrix");
 
-  // Split each row into the owned columns and the others.
+  // Split each row into the owned columns and the others: a flag per owned
+  // entry, scanned, is each entry's position in its block (a thread per
+  // entry, coalesced, where a thread per row would stride).
   const Executor& exec = local.executor();
   const size_type n = rows_.local_size();
-  Array<offset_type> diag_ptr(exec, n + 1), offd_ptr(exec, n + 1);
+  const offset_type nnz = local.cols.size();
+  namespace kd = kernels::distributed;
+  Array<offset_type> position(exec, nnz + 1);
   exec.visit([&](const auto& e) {
-    kernels::distributed::count_split(e, n, local.row_ptr.data(), local.cols.data(), cols_.begin(),
-                                      cols_.end(), diag_ptr.data(), offd_ptr.data());
+    kd::owned_flags(e, nnz, local.cols.data(), cols_.begin(), cols_.end(), position.data());
   });
-  const offset_type diag_nnz = exclusive_scan(diag_ptr, diag_ptr);
-  const offset_type offd_nnz = exclusive_scan(offd_ptr, offd_ptr);
+  const offset_type diag_nnz = exclusive_scan(position, position);
+  const offset_type offd_nnz = nnz - diag_nnz;
+  Array<offset_type> diag_ptr(exec, n + 1), offd_ptr(exec, n + 1);
   Array<index_type> diag_col(exec, diag_nnz);
   Array<T> diag_val(exec, diag_nnz), offd_val(exec, offd_nnz);
   Array<global_index> offd_global(exec, offd_nnz);
-  const kernels::distributed::SplitTarget<T> target{diag_ptr.data(),    diag_col.data(),
-                                                    diag_val.data(),    offd_ptr.data(),
-                                                    offd_global.data(), offd_val.data()};
+  const kd::SplitTarget<T> target{diag_col.data(), diag_val.data(), offd_global.data(),
+                                  offd_val.data()};
   exec.visit([&](const auto& e) {
-    kernels::distributed::split_rows(e, n, local.row_ptr.data(), local.cols.data(),
-                                     local.values.data(), cols_.begin(), cols_.end(), target);
+    kd::split_pointers(e, n, local.row_ptr.data(), position.data(), diag_ptr.data(),
+                       offd_ptr.data());
+    kd::split_entries(e, nnz, local.cols.data(), local.values.data(), position.data(),
+                      cols_.begin(), cols_.end(), target);
   });
 
   // The column map: the distinct global ids of the off-diagonal entries,
@@ -127,8 +143,8 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
   const size_type ghosts = reduce_by_key(sorted, ones, column_map_, run_lengths);
   Array<index_type> offd_col(exec, offd_nnz);
   exec.visit([&](const auto& e) {
-    kernels::distributed::locate_sorted(e, offd_nnz, offd_global.data(), column_map_.data(), ghosts,
-                                        offd_col.data());
+    kd::locate_sorted(e, offd_nnz, offd_global.data(), column_map_.data(), ghosts,
+                      offd_col.data());
   });
 
   try {

@@ -43,7 +43,7 @@ RowBlock<T> gather_rows(const DistributedCsrMatrix<T>& M, const Array<index_type
   out.cols = Array<global_index>(exec, nnz);
   out.values = Array<T>(exec, nnz);
   exec.visit([&](const auto& e) {
-    kd::gather_global_rows(e, count, which, blocks, out.row_ptr.data(), out.cols.data(),
+    kd::gather_global_rows(e, count, which, blocks, out.row_ptr.data(), nnz, out.cols.data(),
                            out.values.data());
   });
   return out;
@@ -206,8 +206,8 @@ struct DistributedProduct<T>::Local {
     const auto diag_cols = static_cast<index_type>(X.local_cols());
     if (!pattern) {
       exec.visit([&](const auto& e) {
-        kd::hstack_entries(e, n, blocks_of(X), diag_cols, X_ext.row_ptr().data(), nullptr,
-                           X_ext.values().data());
+        kd::hstack_entries(e, n, blocks_of(X), diag_cols, X_ext.row_ptr().data(), X_ext.nnz(),
+                           nullptr, X_ext.values().data());
       });
       return;
     }
@@ -216,7 +216,8 @@ struct DistributedProduct<T>::Local {
     Array<T> values(exec, X.local_nnz());
     exec.visit([&](const auto& e) {
       kd::hstack_pointers(e, n, X.diag().row_ptr().data(), X.offd().row_ptr().data(), ptr.data());
-      kd::hstack_entries(e, n, blocks_of(X), diag_cols, ptr.data(), cols.data(), values.data());
+      kd::hstack_entries(e, n, blocks_of(X), diag_cols, ptr.data(), X.local_nnz(), cols.data(),
+                         values.data());
     });
     X_ext = CsrMatrix<T>(n, checked_index(X.local_cols() + X.offd().cols(), "X's columns"),
                          std::move(ptr), std::move(cols), std::move(values));
@@ -224,8 +225,9 @@ struct DistributedProduct<T>::Local {
 
   /// The rows of Y that X's rows reach: its own, then the fetched ones.
   static RowBlock<T> rows_of_y(const DistributedCsrMatrix<T>& X, const DistributedCsrMatrix<T>& Y) {
-    const RowBlock<T> own = owned_rows(Y);
+    RowBlock<T> own = owned_rows(Y);
     const RowBlock<T> ghost = fetch_ghost_rows(Y, X.halo_plan());
+    if (ghost.rows() == 0) return own;  // nothing fetched: no copy
     return {stack_pointers(own.row_ptr, ghost.row_ptr), concatenate(own.cols, ghost.cols),
             concatenate(own.values, ghost.values)};
   }
@@ -316,17 +318,22 @@ void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
   L.Y_ext.values() = std::move(rows.values);
   L.product->recompute(L.X_ext, L.Y_ext);
 
-  // The local product's values into C's blocks, split as at construction.
+  // The local product's values into C's blocks, split as at construction
+  // (the same flags and scan as DistributedCsrMatrix's constructor; the
+  // columns are unchanged, so only the values are written).
   const CsrMatrix<T>& C = L.product->result();
   DistributedCsrMatrix<T>& target = *C_;
-  Array<index_type> diag_col(exec, target.diag().nnz());
-  Array<global_index> offd_global(exec, target.offd().nnz());
-  const kd::SplitTarget<T> split{
-      target.diag().row_ptr().data(), diag_col.data(),    target.diag_values().data(),
-      target.offd().row_ptr().data(), offd_global.data(), target.offd_values().data()};
+  Array<offset_type> position(exec, C.nnz() + 1);
+  const global_index begin = target.col_partition().begin(), end = target.col_partition().end();
   exec.visit([&](const auto& e) {
-    kd::split_rows(e, C.rows(), C.row_ptr().data(), L.c_cols.data(), C.values().data(),
-                   target.col_partition().begin(), target.col_partition().end(), split);
+    kd::owned_flags(e, C.nnz(), L.c_cols.data(), begin, end, position.data());
+  });
+  exclusive_scan(position, position);
+  const kd::SplitTarget<T> split{nullptr, target.diag_values().data(), nullptr,
+                                 target.offd_values().data()};
+  exec.visit([&](const auto& e) {
+    kd::split_entries(e, C.nnz(), L.c_cols.data(), C.values().data(), position.data(), begin, end,
+                      split);
   });
 }
 
@@ -361,6 +368,12 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   const RowBlock<T> received = from_host(
       exchange_rows(M.communicator(), plan.receives(), outgoing, plan.sends(), plan.send_count()),
       exec);
+  if (received.nnz() == 0) {
+    // Nothing from other processes (one process, or no off-diagonal entry
+    // of theirs points here): the own part is the whole of these rows.
+    const RowBlock<T> block{D.row_ptr().clone(), widen(D.col_idx()), D.values().clone()};
+    return DistributedCsrMatrix<T>(M.col_partition(), M.row_partition(), block);
+  }
   Array<index_type> storage;
   const Array<index_type>& targets = send_indices_on(plan, exec, storage);
 
@@ -369,8 +382,9 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   const size_type n = M.local_cols();
   Array<index_type> own_keys(exec, D.nnz()), received_keys(exec, received.nnz());
   exec.visit([&](const auto& e) {
-    kd::row_keys(e, n, D.row_ptr().data(), nullptr, own_keys.data());
-    kd::row_keys(e, received.rows(), received.row_ptr.data(), targets.data(), received_keys.data());
+    kd::row_keys(e, n, D.row_ptr().data(), nullptr, D.nnz(), own_keys.data());
+    kd::row_keys(e, received.rows(), received.row_ptr.data(), targets.data(), received.nnz(),
+                 received_keys.data());
   });
   Array<index_type> keys = concatenate(own_keys, received_keys);
   Array<index_type> keys_for_values = keys.clone();

@@ -110,7 +110,7 @@ void extended_fill(const Exec& exec, size_type n, size_type count, const offset_
                    const index_type* local_col, const T* local_val, const index_type* ghost_column,
                    const offset_type* fetched_ptr, const index_type* fetched_col,
                    const T* fetched_val, const index_type* source, const offset_type* ptr,
-                   index_type* col, T* val);
+                   offset_type nnz, index_type* col, T* val);
 
 /// The roles of E's points for one-stage interpolation of the owned rows:
 /// owned C points are targets, owned F points interpolated; a point of the
@@ -170,14 +170,15 @@ template <class Exec>
 void stacked_counts(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
                     const offset_type* b_ptr, offset_type* count);
 
-/// Fills the stacked rows (offsets ptr from stacked_counts and a scan) with
+/// Fills the stacked rows (offsets ptr from stacked_counts and a scan, nnz
+/// entries in all) with
 /// the blocks' columns (already in the result's numbering) and values, in
 /// stored order. col may be null: values only, on an existing pattern.
 template <class Exec, class T>
 void stacked_fill(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
                   const index_type* a_col, const T* a_val, const offset_type* b_ptr,
-                  const index_type* b_col, const T* b_val, const offset_type* ptr, index_type* col,
-                  T* val);
+                  const index_type* b_col, const T* b_val, const offset_type* ptr,
+                  offset_type nnz, index_type* col, T* val);
 
 /// New values of the distributed P from the values of the owned rows
 /// (ptr, col, values: local coarse columns, table[col] global): each row's

@@ -215,23 +215,20 @@ void extended_fill(const Exec& exec, size_type n, size_type count, const offset_
                    const index_type* local_col, const T* local_val, const index_type* ghost_column,
                    const offset_type* fetched_ptr, const index_type* fetched_col,
                    const T* fetched_val, const index_type* source, const offset_type* ptr,
-                   index_type* col, T* val) {
-  parallel_for(exec, n + count, [=] STRATA_HD(size_type r) {
-    offset_type q = ptr[r];
+                   offset_type nnz, index_type* col, T* val) {
+  for_each_row_entry(exec, n + count, nnz, ptr, [=] STRATA_HD(size_type r, offset_type q) {
+    const offset_type p = q - ptr[r];
     if (r < n) {
-      for (offset_type k = local_ptr[r]; k < local_ptr[r + 1]; ++k, ++q) {
-        const index_type j = local_col[k];
-        if (col) col[q] = j < n ? j : ghost_column[j - n];
-        val[q] = local_val[k];
-      }
+      const offset_type k = local_ptr[r] + p;
+      const index_type j = local_col[k];
+      if (col) col[q] = j < static_cast<index_type>(n) ? j : ghost_column[j - n];
+      val[q] = local_val[k];
       return;
     }
-    const index_type s = source[r - n];
-    if (s < 0) return;
-    for (offset_type k = fetched_ptr[s]; k < fetched_ptr[s + 1]; ++k, ++q) {
-      if (col) col[q] = fetched_col[k];
-      val[q] = fetched_val[k];
-    }
+    // A row with entries has a source (extended_counts gave the others none).
+    const offset_type k = fetched_ptr[source[r - n]] + p;
+    if (col) col[q] = fetched_col[k];
+    val[q] = fetched_val[k];
   });
 }
 
@@ -351,19 +348,14 @@ void stacked_counts(const Exec& exec, size_type a_rows, size_type b_rows, const 
 template <class Exec, class T>
 void stacked_fill(const Exec& exec, size_type a_rows, size_type b_rows, const offset_type* a_ptr,
                   const index_type* a_col, const T* a_val, const offset_type* b_ptr,
-                  const index_type* b_col, const T* b_val, const offset_type* ptr, index_type* col,
-                  T* val) {
-  parallel_for(exec, a_rows + b_rows, [=] STRATA_HD(size_type r) {
+                  const index_type* b_col, const T* b_val, const offset_type* ptr,
+                  offset_type nnz, index_type* col, T* val) {
+  for_each_row_entry(exec, a_rows + b_rows, nnz, ptr, [=] STRATA_HD(size_type r, offset_type q) {
     const bool first = r < a_rows;
     const size_type s = first ? r : r - a_rows;
-    const offset_type* src_ptr = first ? a_ptr : b_ptr;
-    const index_type* src_col = first ? a_col : b_col;
-    const T* src_val = first ? a_val : b_val;
-    offset_type q = ptr[r];
-    for (offset_type k = src_ptr[s]; k < src_ptr[s + 1]; ++k, ++q) {
-      if (col) col[q] = src_col[k];
-      val[q] = src_val[k];
-    }
+    const offset_type k = (first ? a_ptr : b_ptr)[s] + (q - ptr[r]);
+    if (col) col[q] = (first ? a_col : b_col)[k];
+    val[q] = (first ? a_val : b_val)[k];
   });
 }
 

@@ -18,34 +18,44 @@ template <class Exec>
 size_type first_bad_column(const Exec& exec, size_type nnz, const std::int64_t* cols,
                            std::int64_t global_cols);
 
-/// For every row i: diag_count[i] = its entries with col_begin <= col <
-/// col_end, offd_count[i] = the others; diag_count[rows] = offd_count[rows]
-/// = 0 (both have rows + 1 entries, ready for an exclusive scan into row
-/// pointers).
+/// The first i < rows with ptr[i + 1] < ptr[i], or -1: row pointers that
+/// run from 0 to nnz and never decrease stay within [0, nnz].
 template <class Exec>
-void count_split(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                 const std::int64_t* cols, std::int64_t col_begin, std::int64_t col_end,
-                 offset_type* diag_count, offset_type* offd_count);
+size_type first_decreasing_offset(const Exec& exec, size_type rows, const offset_type* ptr);
 
-/// Where split_rows writes: the two blocks' row pointers (from count_split
-/// and a scan) and their entries; the off-diagonal block's columns are the
-/// global ids here (locate_sorted turns them into positions).
+/// flags[k] = 1 when cols[k] is owned (col_begin <= cols[k] < col_end),
+/// else 0, for k < nnz; flags[nnz] = 0 (nnz + 1 entries, ready for an
+/// exclusive scan: then flags[k] is the position of entry k in the diagonal
+/// block when it is owned, and k - flags[k] its position in the
+/// off-diagonal block when not, since rows lie one after another).
+template <class Exec>
+void owned_flags(const Exec& exec, offset_type nnz, const std::int64_t* cols,
+                 std::int64_t col_begin, std::int64_t col_end, offset_type* flags);
+
+/// The two blocks' row pointers from the scanned flags: diag_ptr[i] =
+/// position[row_ptr[i]], offd_ptr[i] = row_ptr[i] - diag_ptr[i], i <= rows.
+template <class Exec>
+void split_pointers(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                    const offset_type* position, offset_type* diag_ptr, offset_type* offd_ptr);
+
+/// Where split_entries writes the two blocks' entries; the off-diagonal
+/// block's columns are the global ids here (locate_sorted turns them into
+/// positions).
 template <class T>
 struct SplitTarget {
-  const offset_type* diag_ptr;
   index_type* diag_col;
   T* diag_val;
-  const offset_type* offd_ptr;
   std::int64_t* offd_global;
   T* offd_val;
 };
 
-/// Copies every entry into its block, keeping the order within each row:
-/// an owned column as col - col_begin, another as its global id.
+/// Copies every entry into its block at the position the scanned flags
+/// give, which keeps the order within each row: an owned column as
+/// col - col_begin, another as its global id. A thread per entry.
 template <class Exec, class T>
-void split_rows(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                const std::int64_t* cols, const T* values, std::int64_t col_begin,
-                std::int64_t col_end, SplitTarget<T> target);
+void split_entries(const Exec& exec, offset_type nnz, const std::int64_t* cols, const T* values,
+                   const offset_type* position, std::int64_t col_begin, std::int64_t col_end,
+                   SplitTarget<T> target);
 
 /// out[k] = the position of ids[k] in the sorted, distinct map[0..map_size)
 /// (binary search; every id is in the map).
@@ -84,12 +94,13 @@ void row_lengths(const Exec& exec, size_type count, const index_type* rows, Spli
                  offset_type* lengths);
 
 /// Copies row rows[k] (row k when rows is null) of both blocks into
-/// [out_ptr[k], out_ptr[k + 1]) with global column ids: the diagonal
-/// block's entries first, then the off-diagonal block's, each in stored
-/// order (so the copy is the same on every executor).
+/// [out_ptr[k], out_ptr[k + 1]) (nnz entries in all) with global column
+/// ids: the diagonal block's entries first, then the off-diagonal block's,
+/// each in stored order (so the copy is the same on every executor).
 template <class Exec, class T>
 void gather_global_rows(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
-                        const offset_type* out_ptr, std::int64_t* out_col, T* out_val);
+                        const offset_type* out_ptr, offset_type nnz, std::int64_t* out_col,
+                        T* out_val);
 
 /// The two blocks side by side as one local CSR matrix [diag | offd]: the
 /// off-diagonal block's column c becomes diag_cols + c. out_ptr[i] =
@@ -97,11 +108,12 @@ void gather_global_rows(const Exec& exec, size_type count, const index_type* row
 template <class Exec>
 void hstack_pointers(const Exec& exec, size_type rows, const offset_type* diag_ptr,
                      const offset_type* offd_ptr, offset_type* out_ptr);
-/// Entries of [diag | offd] into the row pointers from hstack_pointers;
-/// out_col may be null when only the values are wanted (a recompute).
+/// Entries of [diag | offd] into the row pointers from hstack_pointers
+/// (nnz entries in all); out_col may be null when only the values are
+/// wanted (a recompute).
 template <class Exec, class T>
 void hstack_entries(const Exec& exec, size_type rows, SplitRows<T> m, index_type diag_cols,
-                    const offset_type* out_ptr, index_type* out_col, T* out_val);
+                    const offset_type* out_ptr, offset_type nnz, index_type* out_col, T* out_val);
 
 /// out[i] = in[i] + shift for i < n (row pointers of rows stacked below
 /// others).
@@ -123,11 +135,11 @@ void expand_columns(const Exec& exec, size_type n, const index_type* cols, std::
                     std::int64_t own_count, const std::int64_t* foreign, std::int64_t* out);
 
 /// keys[e] = rows[k] (k when rows is null) for every entry e of row k of a
-/// block with row pointers ptr (count rows): the row each entry belongs to
-/// (for received rows, the owner's local row).
+/// block with row pointers ptr (count rows, nnz entries): the row each
+/// entry belongs to (for received rows, the owner's local row).
 template <class Exec>
 void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const index_type* rows,
-              index_type* keys);
+              offset_type nnz, index_type* keys);
 
 /// row_ptr[i] = the first position whose key is >= i, for i <= rows, in
 /// keys[0..n) sorted ascending: the row pointers of entries sorted by row.

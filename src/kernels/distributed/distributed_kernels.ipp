@@ -23,42 +23,47 @@ size_type first_bad_column(const Exec& exec, size_type nnz, const std::int64_t* 
 }
 
 template <class Exec>
-void count_split(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                 const std::int64_t* cols, std::int64_t col_begin, std::int64_t col_end,
-                 offset_type* diag_count, offset_type* offd_count) {
+size_type first_decreasing_offset(const Exec& exec, size_type rows, const offset_type* ptr) {
+  constexpr size_type none = std::numeric_limits<size_type>::max();
+  const size_type bad = transform_reduce(
+      exec, rows, none,
+      [=] STRATA_HD(size_type i) -> size_type { return ptr[i + 1] < ptr[i] ? i : none; },
+      ops::Min{});
+  return bad == none ? -1 : bad;
+}
+
+template <class Exec>
+void owned_flags(const Exec& exec, offset_type nnz, const std::int64_t* cols,
+                 std::int64_t col_begin, std::int64_t col_end, offset_type* flags) {
+  parallel_for(exec, nnz + 1, [=] STRATA_HD(size_type k) {
+    flags[k] = k < nnz && cols[k] >= col_begin && cols[k] < col_end ? 1 : 0;
+  });
+}
+
+template <class Exec>
+void split_pointers(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                    const offset_type* position, offset_type* diag_ptr, offset_type* offd_ptr) {
   parallel_for(exec, rows + 1, [=] STRATA_HD(size_type i) {
-    offset_type inside = 0, outside = 0;
-    if (i < rows) {
-      for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-        if (cols[k] >= col_begin && cols[k] < col_end) {
-          ++inside;
-        } else {
-          ++outside;
-        }
-      }
-    }
-    diag_count[i] = inside;
-    offd_count[i] = outside;
+    const offset_type d = position[row_ptr[i]];
+    diag_ptr[i] = d;
+    offd_ptr[i] = row_ptr[i] - d;
   });
 }
 
 template <class Exec, class T>
-void split_rows(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                const std::int64_t* cols, const T* values, std::int64_t col_begin,
-                std::int64_t col_end, SplitTarget<T> target) {
-  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    offset_type d = target.diag_ptr[i], o = target.offd_ptr[i];
-    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-      const std::int64_t c = cols[k];
-      if (c >= col_begin && c < col_end) {
-        target.diag_col[d] = static_cast<index_type>(c - col_begin);
-        target.diag_val[d] = values[k];
-        ++d;
-      } else {
-        target.offd_global[o] = c;
-        target.offd_val[o] = values[k];
-        ++o;
-      }
+void split_entries(const Exec& exec, offset_type nnz, const std::int64_t* cols, const T* values,
+                   const offset_type* position, std::int64_t col_begin, std::int64_t col_end,
+                   SplitTarget<T> target) {
+  parallel_for(exec, nnz, [=] STRATA_HD(size_type k) {
+    const std::int64_t c = cols[k];
+    const offset_type d = position[k];
+    if (c >= col_begin && c < col_end) {
+      if (target.diag_col) target.diag_col[d] = static_cast<index_type>(c - col_begin);
+      target.diag_val[d] = values[k];
+    } else {
+      const offset_type o = static_cast<offset_type>(k) - d;
+      if (target.offd_global) target.offd_global[o] = c;
+      target.offd_val[o] = values[k];
     }
   });
 }
@@ -101,15 +106,18 @@ void row_lengths(const Exec& exec, size_type count, const index_type* rows, Spli
 
 template <class Exec, class T>
 void gather_global_rows(const Exec& exec, size_type count, const index_type* rows, SplitRows<T> m,
-                        const offset_type* out_ptr, std::int64_t* out_col, T* out_val) {
-  parallel_for(exec, count, [=] STRATA_HD(size_type k) {
+                        const offset_type* out_ptr, offset_type nnz, std::int64_t* out_col,
+                        T* out_val) {
+  for_each_row_entry(exec, count, nnz, out_ptr, [=] STRATA_HD(size_type k, offset_type o) {
     const size_type i = rows ? rows[k] : k;
-    offset_type o = out_ptr[k];
-    for (offset_type e = m.diag_ptr[i]; e < m.diag_ptr[i + 1]; ++e, ++o) {
+    const offset_type p = o - out_ptr[k];
+    const offset_type diag_length = m.diag_ptr[i + 1] - m.diag_ptr[i];
+    if (p < diag_length) {
+      const offset_type e = m.diag_ptr[i] + p;
       out_col[o] = m.col_begin + m.diag_col[e];
       out_val[o] = m.diag_val[e];
-    }
-    for (offset_type e = m.offd_ptr[i]; e < m.offd_ptr[i + 1]; ++e, ++o) {
+    } else {
+      const offset_type e = m.offd_ptr[i] + (p - diag_length);
       out_col[o] = m.column_map[m.offd_col[e]];
       out_val[o] = m.offd_val[e];
     }
@@ -125,14 +133,16 @@ void hstack_pointers(const Exec& exec, size_type rows, const offset_type* diag_p
 
 template <class Exec, class T>
 void hstack_entries(const Exec& exec, size_type rows, SplitRows<T> m, index_type diag_cols,
-                    const offset_type* out_ptr, index_type* out_col, T* out_val) {
-  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    offset_type o = out_ptr[i];
-    for (offset_type e = m.diag_ptr[i]; e < m.diag_ptr[i + 1]; ++e, ++o) {
+                    const offset_type* out_ptr, offset_type nnz, index_type* out_col, T* out_val) {
+  for_each_row_entry(exec, rows, nnz, out_ptr, [=] STRATA_HD(size_type i, offset_type o) {
+    const offset_type p = o - out_ptr[i];
+    const offset_type diag_length = m.diag_ptr[i + 1] - m.diag_ptr[i];
+    if (p < diag_length) {
+      const offset_type e = m.diag_ptr[i] + p;
       if (out_col) out_col[o] = m.diag_col[e];
       out_val[o] = m.diag_val[e];
-    }
-    for (offset_type e = m.offd_ptr[i]; e < m.offd_ptr[i + 1]; ++e, ++o) {
+    } else {
+      const offset_type e = m.offd_ptr[i] + (p - diag_length);
       if (out_col) out_col[o] = diag_cols + m.offd_col[e];
       out_val[o] = m.offd_val[e];
     }
@@ -179,10 +189,9 @@ void expand_columns(const Exec& exec, size_type n, const index_type* cols, std::
 
 template <class Exec>
 void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const index_type* rows,
-              index_type* keys) {
-  parallel_for(exec, count, [=] STRATA_HD(size_type k) {
-    const index_type row = rows ? rows[k] : static_cast<index_type>(k);
-    for (offset_type e = ptr[k]; e < ptr[k + 1]; ++e) keys[e] = row;
+              offset_type nnz, index_type* keys) {
+  for_each_row_entry(exec, count, nnz, ptr, [=] STRATA_HD(size_type k, offset_type e) {
+    keys[e] = rows ? rows[k] : static_cast<index_type>(k);
   });
 }
 

@@ -62,6 +62,29 @@ __global__ void __launch_bounds__(reduce_block)
   if (threadIdx.x == 0) *result = op(identity, block_result);
 }
 
+/// A thread per entry k, which finds its row by binary search in ptr (the
+/// last i with ptr[i] <= k, so empty rows are skipped): coalesced reads and
+/// writes of the entries whatever the row lengths, where a thread per row
+/// strides through memory row by row.
+template <class F>
+__global__ void for_each_row_entry_kernel(size_type rows, offset_type nnz, const offset_type* ptr,
+                                          F f) {
+  const size_type stride = static_cast<size_type>(gridDim.x) * blockDim.x;
+  for (offset_type k = static_cast<offset_type>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz;
+       k += stride) {
+    size_type lo = 0, hi = rows;  // ptr[lo] <= k < ptr[hi]
+    while (hi - lo > 1) {
+      const size_type mid = lo + (hi - lo) / 2;
+      if (ptr[mid] <= k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    f(lo, k);
+  }
+}
+
 inline unsigned grid_for(size_type n, int block) {
   const size_type blocks = (n + block - 1) / block;
   return static_cast<unsigned>(std::min<size_type>(blocks, size_type{1} << 20));
@@ -76,6 +99,20 @@ void parallel_for(const CudaExec& exec, size_type n, F f) {
   cuda_detail::activate(exec);
   cuda_detail::for_each_kernel<<<cuda_detail::grid_for(n, cuda_detail::for_block),
                                  cuda_detail::for_block, 0, cuda_detail::stream_of(exec)>>>(n, f);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+}
+
+/// f(i, k) for every entry k in [ptr[i], ptr[i + 1]) of every row i < rows
+/// of a CSR-like layout (ptr[0] = 0, ptr[rows] = nnz, given here so that
+/// no copy to the host is needed): a thread per entry.
+template <class F>
+void for_each_row_entry(const CudaExec& exec, size_type rows, offset_type nnz,
+                        const offset_type* ptr, F f) {
+  if (rows <= 0 || nnz <= 0) return;
+  cuda_detail::activate(exec);
+  cuda_detail::for_each_row_entry_kernel<<<cuda_detail::grid_for(nnz, cuda_detail::for_block),
+                                           cuda_detail::for_block, 0,
+                                           cuda_detail::stream_of(exec)>>>(rows, nnz, ptr, f);
   STRATA_CUDA_CHECK(cudaGetLastError());
 }
 

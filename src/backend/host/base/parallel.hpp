@@ -63,6 +63,18 @@ void parallel_for(const HostExec& exec, size_type n, F&& f) {
 #endif
 }
 
+/// f(i, k) for every entry k in [ptr[i], ptr[i + 1]) of every row i < rows
+/// of a CSR-like layout (ptr[0] = 0, ptr[rows] = nnz): row by row here, in
+/// entry order within a row. The CUDA version runs a thread per entry.
+template <class F>
+void for_each_row_entry(const HostExec& exec, size_type rows, offset_type nnz,
+                        const offset_type* ptr, F&& f) {
+  (void)nnz;
+  parallel_for(exec, rows, [&](size_type i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) f(i, k);
+  });
+}
+
 /// op-reduction of map(i) over [0, n), starting from `identity`. The order of
 /// combination depends on n only.
 template <class T, class Map, class Op>
