@@ -136,8 +136,8 @@ TEST(DistributedAmg, AutomaticClassicalChoicesTakeTheParallelRecipe) {
   const Executor host = Executor::host();
   const size_type n = 12;
   const RowPartition part = RowPartition::uniform(comm, n * n * n);
-  auto A = std::make_shared<const DistributedOperator<double>>(
-      gallery::poisson3d(part, host, n, n, n));
+  auto A =
+      std::make_shared<const DistributedOperator<double>>(gallery::poisson3d(part, host, n, n, n));
   auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
   amg::HierarchyParams h;
   h.coarse_size = 40;

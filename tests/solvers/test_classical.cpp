@@ -214,9 +214,9 @@ TEST_P(Classical, HmisIsTheRugeStuebenFirstPassThenPmisOnTheHostOnly) {
     } catch (const invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("host only"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(amg::Hierarchy<double>(test::shared(laplace),
-                                        amg::make_classical_coarsening<double>(
-                                            {.splitting = amg::Splitting::hmis})),
+    EXPECT_THROW(amg::Hierarchy<double>(
+                     test::shared(laplace),
+                     amg::make_classical_coarsening<double>({.splitting = amg::Splitting::hmis})),
                  invalid_argument);
     return;
   }
@@ -231,9 +231,9 @@ TEST_P(Classical, HmisIsTheRugeStuebenFirstPassThenPmisOnTheHostOnly) {
   EXPECT_EQ(std::count(cf.begin(), cf.end(), 1), 500);
   // The PMIS invariants (symmetric strength: independent C points), and more
   // C points than PMIS keeps; on a nonsymmetric matrix too.
-  for (const auto& A : {gallery::poisson3d(exec(), 14, 13, 12),
-                        gallery::diffusion3d_27pt(exec(), 10, 11, 9),
-                        gallery::convdiff3d(exec(), 12, 12, 12)}) {
+  for (const auto& A :
+       {gallery::poisson3d(exec(), 14, 13, 12), gallery::diffusion3d_27pt(exec(), 10, 11, 9),
+        gallery::convdiff3d(exec(), 12, 12, 12)}) {
     const auto SA = amg::strength_matrix(A, ClassicalParams{});
     const auto rows = pattern(SA);
     bool symmetric = true;
@@ -247,8 +247,8 @@ TEST_P(Classical, HmisIsTheRugeStuebenFirstPassThenPmisOnTheHostOnly) {
   }
   // The same splitting on any number of threads, and the coarsening's
   // level 0 with splitting hmis is it.
-  const auto S4 = amg::strength_matrix(gallery::poisson3d(Executor::host(4), 10, 10, 10),
-                                       ClassicalParams{});
+  const auto S4 =
+      amg::strength_matrix(gallery::poisson3d(Executor::host(4), 10, 10, 10), ClassicalParams{});
   EXPECT_EQ(amg::hmis_splitting(S4).to_vector(), cf);
   auto coarsening = amg::make_classical_coarsening<double>({.splitting = amg::Splitting::hmis});
   const auto* raw = coarsening.get();

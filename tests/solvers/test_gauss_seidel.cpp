@@ -439,12 +439,11 @@ TEST(GaussSeidelHostDefaults, MatchHypreOnTheSharedMatrices) {
   // iteration target (PMIS: 8 at 2.42; aggressive coarsening: 9 at 1.31) or
   // solves the 500-row second level densely (7 at 2.21, a dense inverse of
   // 40 times A's entries), so the test pins 2.75 for it.
-  for (const auto& [name, limit, complexity] :
-       {std::tuple{"kokkos/Laplace3D10.mtx", 7, 2.75},
-        std::tuple{"hypre/elast2d_TEST_ij_A.mtx", 40, 2.5},
-        std::tuple{"hypre/tucker21935_A.mtx", 26, 2.5},
-        std::tuple{"suitesparse/1138_bus.mtx", 13, 2.5},
-        std::tuple{"suitesparse/bcsstk13.mtx", 386, 2.5}}) {
+  for (const auto& [name, limit, complexity] : {std::tuple{"kokkos/Laplace3D10.mtx", 7, 2.75},
+                                                std::tuple{"hypre/elast2d_TEST_ij_A.mtx", 40, 2.5},
+                                                std::tuple{"hypre/tucker21935_A.mtx", 26, 2.5},
+                                                std::tuple{"suitesparse/1138_bus.mtx", 13, 2.5},
+                                                std::tuple{"suitesparse/bcsstk13.mtx", 386, 2.5}}) {
     SCOPED_TRACE(name);
     const std::shared_ptr<const CsrMatrix<double>> A =
         share(io::read_matrix_market(test::data_dir() + "/" + name));
@@ -474,8 +473,7 @@ TEST(GaussSeidelHostDefaults, MatchHypreOnGalleryProblemsWithAggressiveCoarsenin
   for (const auto& [name, A, limit, aggressive] :
        {std::tuple{"poisson3d", share(gallery::poisson3d(host, 40, 40, 40)), 11, true},
         std::tuple{"jumps3d", share(gallery::jumps3d(host, 40, 40, 40)), 13, true},
-        std::tuple{"diffusion27", share(gallery::diffusion3d_27pt(host, 40, 40, 40)), 8,
-                   false}}) {
+        std::tuple{"diffusion27", share(gallery::diffusion3d_27pt(host, 40, 40, 40)), 8, false}}) {
     SCOPED_TRACE(name);
     const DefaultRun run = solve_with_defaults(A);
     std::printf("[ defaults ] %s 40^3: %d iterations, %zu levels, OC %.3f (%s)\n", name,

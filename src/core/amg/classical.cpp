@@ -163,9 +163,7 @@ void hmis_on(const CsrMatrix<T>& G, const std::uint8_t* strong, std::uint64_t se
 }
 
 /// Does this level follow the host recipe where a choice is automatic?
-bool host_recipe(const Executor& exec, bool distributed) {
-  return exec.is_host() && !distributed;
-}
+bool host_recipe(const Executor& exec, bool distributed) { return exec.is_host() && !distributed; }
 
 /// The parameters of one level with every automatic choice made, except
 /// the aggressive one of the host recipe, which waits for the splitting
@@ -445,8 +443,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
     const double stage_factor = q.aggressive_stage_truncation_factor;
     if (nc2 == nc1) {  // nothing more to remove: one-stage interpolation
       one_stage_roles(L.first, L.cf, std::move(c1map), nc1, q.aggressive_interpolation);
-      return build(L.first, A, L.strong, q.max_elements_per_row, q.truncation_factor,
-                   parts(times));
+      return build(L.first, A, L.strong, q.max_elements_per_row, q.truncation_factor, parts(times));
     }
     // P1: the fine points from the first C points.
     Array<index_type> c1map_copy = c1map.clone();
@@ -468,8 +465,8 @@ class ClassicalCoarsening final : public Coarsening<T> {
     L.P2 = build(s, A, L.strong, stage_max, stage_factor, parts(times));
     PartTimer part(p_.profile_stages, exec, times, "interpolation: P1 P2");
     L.P12.emplace(L.P1, L.P2);
-    return truncate(L.P12->result(), q.max_elements_per_row, q.truncation_factor,
-                    L.final_truncated, L.final_source);
+    return truncate(L.P12->result(), q.max_elements_per_row, q.truncation_factor, L.final_truncated,
+                    L.final_source);
   }
 
   /// R = P^T for new values of P: R's entries are gathered from P's through
