@@ -550,6 +550,10 @@ void expect_resetup_equals_fresh(const CsrMatrix<double>& A, const ClassicalPara
 
 TEST_P(Classical, ResetupEqualsAFreshSetup) {
   expect_resetup_equals_fresh(gallery::poisson3d(exec(), 30, 30, 30), ClassicalParams{});
+  // The automatic choices: on the host HMIS, Pmax 6 and (40^3) an
+  // automatic aggressive level whose stages are untruncated.
+  expect_resetup_equals_fresh(gallery::poisson3d(exec(), 40, 40, 40),
+                              amg::automatic_classical_params());
   expect_resetup_equals_fresh(gallery::diffusion3d_27pt(exec(), 14, 14, 14),
                               ClassicalParams{.interpolation = Interpolation::direct});
 }
