@@ -104,7 +104,9 @@ const char* to_string(Splitting splitting) noexcept;
 ///    Laplace3D10 against 7, 9 on diffusion27 64^3 against 8);
 ///  - aggressive coarsening (A2, two-stage interpolation without stage or
 ///    product truncation, as hypre's agg_P_max_elmts and
-///    agg_P12_max_elmts of 0) of a level of at least
+///    agg_P12_max_elmts of 0, and no Pmax on the levels below it, whose
+///    operators couple far: Pmax 6 there cost poisson3d 64^3 an iteration
+///    and jumps3d two) of a level of at least
 ///    kAutomaticAggressiveRows rows whose HMIS splitting keeps at least
 ///    kAutomaticAggressiveFraction of its points (slow coarsening, which
 ///    makes the operator complexity grow: poisson3d 64^3 3.34 without,
@@ -125,7 +127,7 @@ struct ClassicalParams {
   Interpolation interpolation = Interpolation::mm_ext_i;
   /// Pmax: at most this many entries per row of P (0 = no limit; -1 =
   /// automatic: 6 on an ordinary level of the host recipe, 0 on one of its
-  /// automatic aggressive levels, else 4).
+  /// automatic aggressive levels and on every level below one, else 4).
   int max_elements_per_row = 4;
   /// Entries with |p_ij| < truncation_factor * max_j |p_ij| are dropped
   /// (0 = off), in [0, 1).
