@@ -337,6 +337,13 @@ void declare_classical(std::vector<Parameter>& out) {
   Block c(
       out, "preconditioner.amg.classical",
       [](auto& s) -> auto& { return s.preconditioner.amg.classical; });
+  c.choice("splitting", &C::splitting,
+           {{"auto", amg::Splitting::automatic},
+            {"pmis", amg::Splitting::pmis},
+            {"hmis", amg::Splitting::hmis}},
+           "C/F splitting (auto: hmis on the host, as hypre's host default; pmis on the device "
+           "and across processes)",
+           {.flags = {"--splitting"}});
   c.number("strength_threshold", &C::strength_threshold, closed(0, 1),
            "Classical strength threshold theta", {.flags = {"--strength"}});
   c.number("max_row_sum", &C::max_row_sum, {.min = 0, .max = 1, .min_open = true},
@@ -348,19 +355,24 @@ void declare_classical(std::vector<Parameter>& out) {
             {"ext+i", Interpolation::mm_ext_i},
             {"ext+e", Interpolation::mm_ext_e}},
            "Interpolation", {.flags = {"--interpolation"}});
-  c.integer("max_elements_per_row", &C::max_elements_per_row, at_least(0),
-            "Interpolation entries per row (0: no limit)", {.flags = {"--pmax"}});
+  c.integer("max_elements_per_row", &C::max_elements_per_row, at_least(-1),
+            "Interpolation entries per row (0: no limit; -1: auto, 6 with hmis on the host, 0 on "
+            "and below its automatic aggressive levels, 4 elsewhere)",
+            {.flags = {"--pmax"}});
   c.number("truncation_factor", &C::truncation_factor, half_open(0, 1),
            "Relative interpolation truncation (0: off)", {.flags = {"--truncation"}});
-  c.integer("aggressive_levels", &C::aggressive_levels, at_least(0),
-            "Levels of aggressive coarsening", {.flags = {"--aggressive-levels"}});
+  c.integer("aggressive_levels", &C::aggressive_levels, at_least(-1),
+            "Levels of aggressive coarsening (-1: auto, on the host each level of at least 50000 "
+            "rows whose hmis splitting keeps at least 40% of them; none on the device)",
+            {.flags = {"--aggressive-levels"}});
   c.choice("aggressive_interpolation", &C::aggressive_interpolation,
            {{"ext", Interpolation::mm_ext}, {"ext+e", Interpolation::mm_ext_e}},
            "Each stage of the two-stage interpolation", {.flags = {"--aggressive-interpolation"}});
   c.integer("aggressive_num_paths", &C::aggressive_num_paths, closed(1, 2),
             "Second-pass strength: 1 (A1) or 2 (A2)", {.flags = {"--aggressive-paths"}});
-  c.integer("aggressive_stage_max_elements", &C::aggressive_stage_max_elements, at_least(0),
-            "Entries per row of each stage P1, P2 (0: no limit)",
+  c.integer("aggressive_stage_max_elements", &C::aggressive_stage_max_elements, at_least(-1),
+            "Entries per row of each stage P1, P2 (0: no limit; -1: auto, 0 on the host, 4 on the "
+            "device)",
             {.flags = {"--aggressive-stage-pmax"}});
   c.number("aggressive_stage_truncation_factor", &C::aggressive_stage_truncation_factor,
            half_open(0, 1), "Relative truncation of each stage P1, P2 (0: off)");

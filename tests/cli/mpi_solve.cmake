@@ -116,7 +116,9 @@ if(CASE STREQUAL "matches_serial")
 elseif(CASE STREQUAL "amg")
   # Classical AMG: the serial splitting and P on any number of processes,
   # so with l1-Jacobi (the same smoother on any split) the serial iterations.
-  solve_serial_and_distributed(solve poisson3d --n 14 --host --smoother l1jacobi)
+  # PMIS named: the automatic splitting is HMIS on a serial host level and
+  # PMIS across processes.
+  solve_serial_and_distributed(solve poisson3d --n 14 --host --smoother l1jacobi --splitting pmis)
   if(NOT dist_out MATCHES "\"coarse_solver\"")
     message(FATAL_ERROR "no hierarchy in the report:\n${dist_out}")
   endif()

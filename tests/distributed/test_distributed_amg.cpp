@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "distributed/mpi_test_util.hpp"
@@ -125,6 +126,38 @@ TEST(DistributedAmg, VcyclePcgWithL1JacobiAndAnEmptyProcess) {
   A->residual(b, x, r);
   EXPECT_LE(reduction.norm2(r) / reduction.norm2(b), 1e-8);
   EXPECT_LE(info.iterations, 40);
+}
+
+TEST(DistributedAmg, AutomaticClassicalChoicesTakeTheParallelRecipe) {
+  // Splitting, Pmax and aggressive levels automatic (the configuration's
+  // defaults): a distributed level takes PMIS with Pmax 4 and no aggressive
+  // level, so it equals ClassicalParams{}'s serial hierarchy on any number
+  // of processes; HMIS's sequential first pass is refused by name.
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type n = 12;
+  const RowPartition part = RowPartition::uniform(comm, n * n * n);
+  auto A =
+      std::make_shared<const DistributedOperator<double>>(gallery::poisson3d(part, host, n, n, n));
+  auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  amg::HierarchyParams h;
+  h.coarse_size = 40;
+  h.smoother = L1JacobiParams{};
+  amg::Hierarchy<double> D(
+      A, amg::make_classical_coarsening<double>(amg::automatic_classical_params()), h, reduction);
+  amg::Hierarchy<double> S(share(gallery::poisson3d(host, n, n, n)),
+                           amg::make_classical_coarsening<double>({}), h);
+  const auto d = D.summary(), s = S.summary();
+  EXPECT_NE(d.coarsening.find("classical PMIS"), std::string::npos) << d.coarsening;
+  ASSERT_EQ(d.levels.size(), s.levels.size());
+  for (std::size_t l = 0; l < d.levels.size(); ++l) {
+    EXPECT_EQ(d.levels[l].rows, s.levels[l].rows) << "level " << l;
+    EXPECT_EQ(d.levels[l].nnz, s.levels[l].nnz) << "level " << l;
+  }
+  EXPECT_THROW(amg::Hierarchy<double>(
+                   A, amg::make_classical_coarsening<double>({.splitting = amg::Splitting::hmis}),
+                   h, reduction),
+               invalid_argument);
 }
 
 /// poisson3d n^3 split evenly, with a handle on its values (for resetup).

@@ -204,6 +204,93 @@ TEST_P(Classical, PmisInvariantsOnPoissonAndOnANonsymmetricMatrix) {
   }
 }
 
+TEST_P(Classical, HmisIsTheRugeStuebenFirstPassThenPmisOnTheHostOnly) {
+  const auto chain = amg::strength_matrix(gallery::poisson2d(exec(), 10, 1), ClassicalParams{});
+  const auto laplace = gallery::poisson3d(exec(), 10, 10, 10);
+  if (!exec().is_host()) {
+    try {
+      amg::hmis_splitting(chain);
+      ADD_FAILURE() << "hmis ran on the device";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("host only"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(amg::Hierarchy<double>(
+                     test::shared(laplace),
+                     amg::make_classical_coarsening<double>({.splitting = amg::Splitting::hmis})),
+                 invalid_argument);
+    return;
+  }
+  // Ruge-Stueben on a chain (ends of measure 1, the rest 2; FIFO ties): the
+  // first interior point, then every other one, and the far end, whose
+  // measure its new F neighbour raised.
+  EXPECT_EQ(amg::hmis_splitting(chain).to_vector(),
+            (std::vector<std::int32_t>{-1, 1, -1, 1, -1, 1, -1, 1, -1, 1}));
+  // The 7-point 10^3 Laplacian: 500 of 1000 points, as hypre's HMIS.
+  const auto S = amg::strength_matrix(laplace, ClassicalParams{});
+  const auto cf = amg::hmis_splitting(S).to_vector();
+  EXPECT_EQ(std::count(cf.begin(), cf.end(), 1), 500);
+  // The PMIS invariants (symmetric strength: independent C points), and more
+  // C points than PMIS keeps; on a nonsymmetric matrix too.
+  for (const auto& A :
+       {gallery::poisson3d(exec(), 14, 13, 12), gallery::diffusion3d_27pt(exec(), 10, 11, 9),
+        gallery::convdiff3d(exec(), 12, 12, 12)}) {
+    const auto SA = amg::strength_matrix(A, ClassicalParams{});
+    const auto rows = pattern(SA);
+    bool symmetric = true;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      for (int j : rows[i]) symmetric = symmetric && rows[j].count(int(i));
+    }
+    const auto h = amg::hmis_splitting(SA).to_vector();
+    expect_pmis_invariants(rows, std::vector<int>(h.begin(), h.end()), symmetric);
+    const auto p = amg::pmis_splitting(SA).to_vector();
+    EXPECT_GT(std::count(h.begin(), h.end(), 1), std::count(p.begin(), p.end(), 1));
+  }
+  // The same splitting on any number of threads, and the coarsening's
+  // level 0 with splitting hmis is it.
+  const auto S4 =
+      amg::strength_matrix(gallery::poisson3d(Executor::host(4), 10, 10, 10), ClassicalParams{});
+  EXPECT_EQ(amg::hmis_splitting(S4).to_vector(), cf);
+  auto coarsening = amg::make_classical_coarsening<double>({.splitting = amg::Splitting::hmis});
+  const auto* raw = coarsening.get();
+  amg::Hierarchy<double> H(test::shared(laplace), std::move(coarsening));
+  EXPECT_EQ(amg::classical_splitting(*raw, 0).to_vector(), cf);
+  EXPECT_EQ(H.level_matrix(1).rows(), 500);
+  EXPECT_NE(H.summary().coarsening.find("classical HMIS + ext+i"), std::string::npos);
+}
+
+TEST_P(Classical, AutomaticChoicesFollowWhereTheLevelLives) {
+  // The automatic recipe: on the host HMIS with Pmax 6 and an aggressive
+  // level where a level of at least 50000 rows keeps at least 40% of its
+  // points; on the device the device recipe, ClassicalParams{}'s.
+  const auto automatic = amg::automatic_classical_params();
+  for (size_type n : {36, 40}) {  // 46656 and 64000 rows
+    SCOPED_TRACE(n);
+    const auto A = test::shared(gallery::poisson3d(exec(), n, n, n));
+    amg::Hierarchy<double> H(A, amg::make_classical_coarsening<double>(automatic));
+    const auto name = H.summary().coarsening;
+    if (!exec().is_host()) {
+      amg::Hierarchy<double> D(A, amg::make_classical_coarsening<double>(ClassicalParams{}));
+      EXPECT_EQ(name, D.summary().coarsening);
+      ASSERT_EQ(H.num_levels(), D.num_levels());
+      for (int l = 0; l < H.num_levels(); ++l) {
+        EXPECT_EQ(H.level_matrix(l).rows(), D.level_matrix(l).rows());
+        EXPECT_EQ(H.level_matrix(l).nnz(), D.level_matrix(l).nnz());
+      }
+      continue;
+    }
+    EXPECT_NE(name.find("HMIS"), std::string::npos) << name;
+    const bool large = n * n * n >= amg::kAutomaticAggressiveRows;
+    EXPECT_EQ(name.find("aggressive A2 on 1 level") != std::string::npos, large) << name;
+    // HMIS keeps every other point of the 7-point stencil; aggressive
+    // coarsening about one in twelve.
+    if (large) {
+      EXPECT_LT(H.level_matrix(1).rows(), A->rows() / 8);
+    } else {
+      EXPECT_EQ(H.level_matrix(1).rows(), A->rows() / 2);
+    }
+  }
+}
+
 TEST_P(Classical, InterpolationReproducesConstantsWhereRowSumsVanish) {
   const auto A = gallery::poisson3d(exec(), 12, 11, 10);
   const auto Ah = A.to(Executor::host());
@@ -463,6 +550,10 @@ void expect_resetup_equals_fresh(const CsrMatrix<double>& A, const ClassicalPara
 
 TEST_P(Classical, ResetupEqualsAFreshSetup) {
   expect_resetup_equals_fresh(gallery::poisson3d(exec(), 30, 30, 30), ClassicalParams{});
+  // The automatic choices: on the host HMIS, Pmax 6 and (40^3) an
+  // automatic aggressive level whose stages are untruncated.
+  expect_resetup_equals_fresh(gallery::poisson3d(exec(), 40, 40, 40),
+                              amg::automatic_classical_params());
   expect_resetup_equals_fresh(gallery::diffusion3d_27pt(exec(), 14, 14, 14),
                               ClassicalParams{.interpolation = Interpolation::direct});
 }
@@ -526,11 +617,14 @@ TEST_P(Classical, BadParametersNameTheField) {
   };
   expect_field({.strength_threshold = 1.5}, "strength_threshold");
   expect_field({.max_row_sum = 0.0}, "max_row_sum");
-  expect_field({.max_elements_per_row = -1}, "max_elements_per_row");
+  expect_field({.splitting = static_cast<amg::Splitting>(7)}, "splitting");
+  expect_field({.max_elements_per_row = -2}, "max_elements_per_row");
   expect_field({.truncation_factor = 1.0}, "truncation_factor");
   expect_field({.aggressive_levels = -2}, "aggressive_levels");
   expect_field({.aggressive_interpolation = Interpolation::mm_ext_i}, "aggressive_interpolation");
   expect_field({.aggressive_num_paths = 3}, "aggressive_num_paths");
+  expect_field({.aggressive_stage_max_elements = -2}, "aggressive_stage_max_elements");
+  EXPECT_STREQ(amg::to_string(amg::Splitting::hmis), "hmis");
   EXPECT_STREQ(amg::to_string(Interpolation::mm_ext_i), "ext+i");
   EXPECT_STREQ(amg::to_string(Interpolation::direct), "direct");
 }

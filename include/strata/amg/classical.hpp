@@ -10,7 +10,14 @@
 ///     (theta = strength_threshold; ties are weak, as in hypre). With
 ///     max_row_sum < 1, a row with |sum_j a_ij| > max_row_sum * |a_ii| gets no
 ///     strong connections at all (hypre's semantics; 1.0 turns the test off).
-///  2. splitting: PMIS. The weight of point i is the number of points that
+///  2. splitting: PMIS, or HMIS (hypre's host default): the Ruge-Stueben
+///     first pass, sequential over the whole level (so on the host only,
+///     and independent of the thread count), whose C points are kept while
+///     PMIS settles the points it left without a strong C neighbour. On one
+///     process hypre's HMIS does the same, the first pass with its measures
+///     and FIFO ties (hypre's PMIS after it makes a point that influences
+///     none F at once; ours lets it wait, as below). PMIS: the weight
+///     of point i is the number of points that
 ///     depend strongly on it plus a number in [0, 1) hashed from
 ///     (seed, level, global index), so host and device produce the same C/F
 ///     splitting, run after run. Points without strong connections in
@@ -67,8 +74,50 @@ enum class Interpolation {
 /// "direct", "ext", "ext+i", "ext+e".
 const char* to_string(Interpolation interpolation) noexcept;
 
-/// Parameters of classical coarsening. Defaults follow hypre's GPU setup.
+/// C/F splitting of classical coarsening.
+enum class Splitting {
+  /// By where the level lives: hmis on a serial host level, pmis on a
+  /// device and on a distributed level (whose splitting equals the serial
+  /// PMIS one on any number of processes).
+  automatic,
+  /// PMIS (De Sterck, Yang and Heys 2006): parallel, host and device.
+  pmis,
+  /// HMIS (De Sterck, Yang and Heys 2006; hypre's coarsen type 10, its
+  /// host default): the Ruge-Stueben first pass, then PMIS on the points
+  /// it left without a strong C neighbour. Serial levels on the host only.
+  /// Keeps more C points than PMIS (7-point 10^3: 500 of 1000 against 331),
+  /// for fewer iterations at a higher operator complexity.
+  hmis,
+};
+
+/// "auto", "pmis", "hmis".
+const char* to_string(Splitting splitting) noexcept;
+
+/// Parameters of classical coarsening. Defaults follow hypre's GPU setup,
+/// the same on every executor. The automatic values (Splitting::automatic,
+/// -1 for the counts below; the configuration's defaults, so what `strata
+/// solve` runs) choose per level by where it lives, the library's host
+/// recipe on a serial host level (measured in issue 16, bench/NOTES.md):
+///  - splitting HMIS;
+///  - Pmax 6 (hypre's 4 keeps 4 of the 6 equal C neighbours that HMIS
+///    leaves a 7-point F point, always the same side: 8 iterations on
+///    Laplace3D10 against 7, 9 on diffusion27 64^3 against 8);
+///  - aggressive coarsening (A2, two-stage interpolation without stage or
+///    product truncation, as hypre's agg_P_max_elmts and
+///    agg_P12_max_elmts of 0, and no Pmax on the levels below it, whose
+///    operators couple far: Pmax 6 there cost poisson3d 64^3 an iteration
+///    and jumps3d two) of a level of at least
+///    kAutomaticAggressiveRows rows whose HMIS splitting keeps at least
+///    kAutomaticAggressiveFraction of its points (slow coarsening, which
+///    makes the operator complexity grow: poisson3d 64^3 3.34 without,
+///    1.68 with, at 11 PCG iterations against 8; 7-point 32^3 and smaller
+///    keep the ordinary coarsening's fewer iterations);
+/// and the device recipe (PMIS, Pmax 4, no aggressive level, stage Pmax 4)
+/// on the device and on a distributed level (whose splitting equals the
+/// serial PMIS one on any number of processes).
 struct ClassicalParams {
+  /// C/F splitting (automatic: hmis on a serial host level, else pmis).
+  Splitting splitting = Splitting::pmis;
   /// theta of the classical strength test, in [0, 1].
   double strength_threshold = 0.25;
   /// Rows with |sum_j a_ij| > max_row_sum * |a_ii| get no strong connections
@@ -76,12 +125,15 @@ struct ClassicalParams {
   /// In (0, 1].
   double max_row_sum = 1.0;
   Interpolation interpolation = Interpolation::mm_ext_i;
-  /// Pmax: at most this many entries per row of P (0 = no limit).
+  /// Pmax: at most this many entries per row of P (0 = no limit; -1 =
+  /// automatic: 6 on an ordinary level of the host recipe, 0 on one of its
+  /// automatic aggressive levels and on every level below one, else 4).
   int max_elements_per_row = 4;
   /// Entries with |p_ij| < truncation_factor * max_j |p_ij| are dropped
   /// (0 = off), in [0, 1).
   double truncation_factor = 0.0;
-  /// Aggressive coarsening on the first this many levels (0 = none).
+  /// Aggressive coarsening on the first this many levels (0 = none; -1 =
+  /// automatic: the host recipe's rule above, none elsewhere).
   int aggressive_levels = 0;
   /// Each stage of the two-stage interpolation: mm_ext or mm_ext_e.
   /// The default with A2 is the pair that meets issue 6's target of at most
@@ -97,18 +149,35 @@ struct ClassicalParams {
   /// and converges in fewer iterations (256^3: 25 against 28); A1 gives the
   /// lowest complexity.
   int aggressive_num_paths = 2;
-  /// Pmax of each stage P1, P2 of the two-stage interpolation (0 = no limit);
-  /// the product P1 P2 is then truncated with max_elements_per_row.
+  /// Pmax of each stage P1, P2 of the two-stage interpolation (0 = no limit;
+  /// -1 = automatic: 0 on a level of the host recipe, else 4); the product
+  /// P1 P2 is then truncated with max_elements_per_row.
   int aggressive_stage_max_elements = 4;
   /// Relative truncation threshold of each stage (0 = off), in [0, 1).
   double aggressive_stage_truncation_factor = 0.0;
-  /// Seed of the PMIS weights.
+  /// Seed of the PMIS weights (with HMIS: of the PMIS pass after the
+  /// first, where that pass leaves points undecided).
   std::uint64_t seed = 1;
   /// Also report the parts of the stages ("interpolation: product",
   /// "interpolation: truncation", ...; each included in its stage's time).
   /// Costs a device synchronisation per part.
   bool profile_stages = false;
 };
+
+/// The automatic recipe's thresholds (see ClassicalParams).
+inline constexpr size_type kAutomaticAggressiveRows = 50000;
+inline constexpr double kAutomaticAggressiveFraction = 0.4;
+
+/// ClassicalParams with every choice automatic (the configuration's
+/// defaults): splitting, Pmax, aggressive levels and the stage Pmax.
+inline ClassicalParams automatic_classical_params() {
+  ClassicalParams p;
+  p.splitting = Splitting::automatic;
+  p.max_elements_per_row = -1;
+  p.aggressive_levels = -1;
+  p.aggressive_stage_max_elements = -1;
+  return p;
+}
 
 /// Throws invalid_argument naming the first field out of range and its value.
 void validate(const ClassicalParams& params);
@@ -155,6 +224,12 @@ CsrMatrix<T> strength_matrix(const CsrMatrix<T>& A, const ClassicalParams& param
 /// strength matrix.
 template <class T>
 Array<std::int32_t> pmis_splitting(const CsrMatrix<T>& S, std::uint64_t seed = 1);
+
+/// The HMIS splitting of the graph of S (as pmis_splitting), host only:
+/// the splitting that the coarsening chooses on level 0 with
+/// Splitting::hmis when S is its strength matrix.
+template <class T>
+Array<std::int32_t> hmis_splitting(const CsrMatrix<T>& S, std::uint64_t seed = 1);
 
 /// The interpolation (rows of A x C points, truncated) that the coarsening
 /// builds for A with the given splitting (1 = C, -1 = F), using the strength,

@@ -95,7 +95,9 @@ struct AmgSettings {
   /// Every field but `smoother`, which hierarchy_params() makes from the
   /// choice above and the smoother settings of PreconditionerSettings.
   amg::HierarchyParams hierarchy;
-  amg::ClassicalParams classical;
+  /// Every choice automatic (amg::automatic_classical_params): the host
+  /// recipe on the host, the device recipe on the device.
+  amg::ClassicalParams classical = amg::automatic_classical_params();
   amg::AggregationParams aggregation;
   /// block_size (unknowns per node) also decides the operator a front end
   /// solves with: see level_operator().

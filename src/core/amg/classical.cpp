@@ -39,6 +39,18 @@ const char* to_string(Interpolation interpolation) noexcept {
   return "?";
 }
 
+const char* to_string(Splitting splitting) noexcept {
+  switch (splitting) {
+    case Splitting::automatic:
+      return "auto";
+    case Splitting::pmis:
+      return "pmis";
+    case Splitting::hmis:
+      return "hmis";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string number(double value) {
@@ -61,23 +73,27 @@ void validate(const ClassicalParams& p) {
                 number(p.strength_threshold), "a value in [0, 1]");
   require_field(p.max_row_sum > 0.0 && p.max_row_sum <= 1.0, "max_row_sum", number(p.max_row_sum),
                 "a value in (0, 1] (1 turns the row-sum test off)");
+  const int splitting = static_cast<int>(p.splitting);
+  require_field(splitting >= 0 && splitting <= 2, "splitting", std::to_string(splitting),
+                "automatic, pmis or hmis");
   const int kind = static_cast<int>(p.interpolation);
   require_field(kind >= 0 && kind <= 3, "interpolation", std::to_string(kind),
                 "direct, mm_ext, mm_ext_i or mm_ext_e");
-  require_field(p.max_elements_per_row >= 0, "max_elements_per_row",
-                std::to_string(p.max_elements_per_row), ">= 0 (0 = no limit)");
+  require_field(p.max_elements_per_row >= -1, "max_elements_per_row",
+                std::to_string(p.max_elements_per_row), ">= 0 (0 = no limit) or -1 (automatic)");
   require_field(p.truncation_factor >= 0.0 && p.truncation_factor < 1.0, "truncation_factor",
                 number(p.truncation_factor), "a value in [0, 1) (0 = off)");
-  require_field(p.aggressive_levels >= 0, "aggressive_levels", std::to_string(p.aggressive_levels),
-                ">= 0");
+  require_field(p.aggressive_levels >= -1, "aggressive_levels", std::to_string(p.aggressive_levels),
+                ">= 0 or -1 (automatic)");
   require_field(p.aggressive_interpolation == Interpolation::mm_ext ||
                     p.aggressive_interpolation == Interpolation::mm_ext_e,
                 "aggressive_interpolation", to_string(p.aggressive_interpolation),
                 "mm_ext or mm_ext_e (the two-stage interpolations)");
   require_field(p.aggressive_num_paths == 1 || p.aggressive_num_paths == 2, "aggressive_num_paths",
                 std::to_string(p.aggressive_num_paths), "1 (A1) or 2 (A2)");
-  require_field(p.aggressive_stage_max_elements >= 0, "aggressive_stage_max_elements",
-                std::to_string(p.aggressive_stage_max_elements), ">= 0 (0 = no limit)");
+  require_field(p.aggressive_stage_max_elements >= -1, "aggressive_stage_max_elements",
+                std::to_string(p.aggressive_stage_max_elements),
+                ">= 0 (0 = no limit) or -1 (automatic)");
   require_field(
       p.aggressive_stage_truncation_factor >= 0.0 && p.aggressive_stage_truncation_factor < 1.0,
       "aggressive_stage_truncation_factor", number(p.aggressive_stage_truncation_factor),
@@ -125,6 +141,51 @@ void pmis_on(const CsrMatrix<T>& G, const std::uint8_t* strong, std::uint64_t se
   });
 }
 
+/// HMIS on the graph of G (edges as in pmis_on): the Ruge-Stueben first
+/// pass, then PMIS on the points it left without a strong C neighbour.
+/// Host only (the first pass is sequential).
+template <class T>
+void hmis_on(const CsrMatrix<T>& G, const std::uint8_t* strong, std::uint64_t seed,
+             Array<std::int32_t>& cf) {
+  require(G.executor().is_host(),
+          std::string("classical coarsening: splitting hmis runs on the host only (its "
+                      "Ruge-Stueben first pass is sequential), the matrix is on ") +
+              G.executor().name() + "; use splitting pmis");
+  cf = Array<std::int32_t>(G.executor(), G.rows());
+  G.executor().visit([&](const auto& e) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
+      ck::ruge_stueben_first_pass(e, G.rows(), G.row_ptr().data(), G.col_idx().data(), strong,
+                                  cf.data());
+      ck::pmis_from_coarse(e, G.rows(), G.nnz(), G.row_ptr().data(), G.col_idx().data(), strong,
+                           seed, nullptr, cf.data());
+    }
+  });
+}
+
+/// Does this level follow the host recipe where a choice is automatic?
+bool host_recipe(const Executor& exec, bool distributed) { return exec.is_host() && !distributed; }
+
+/// The parameters of one level with every automatic choice made, except
+/// the aggressive one of the host recipe, which waits for the splitting
+/// (see automatic_aggressive): `p` as given where nothing is automatic.
+ClassicalParams level_params(const ClassicalParams& p, bool host) {
+  ClassicalParams q = p;
+  if (q.splitting == Splitting::automatic) q.splitting = host ? Splitting::hmis : Splitting::pmis;
+  const bool hmis = q.splitting == Splitting::hmis;
+  if (q.max_elements_per_row < 0) q.max_elements_per_row = host && hmis ? 6 : 4;
+  if (q.aggressive_stage_max_elements < 0) q.aggressive_stage_max_elements = host ? 0 : 4;
+  // Decided by automatic_aggressive once the splitting is known.
+  if (q.aggressive_levels < 0) q.aggressive_levels = 0;
+  return q;
+}
+
+/// The host recipe's rule: coarsen a level aggressively when it is large
+/// and its (HMIS) splitting keeps many of its points (slow coarsening).
+bool automatic_aggressive(size_type rows, size_type coarse) {
+  return rows >= kAutomaticAggressiveRows &&
+         static_cast<double>(coarse) >= kAutomaticAggressiveFraction * static_cast<double>(rows);
+}
+
 size_type enumerate(const Array<std::int32_t>& marker, std::int32_t value, Array<index_type>& map) {
   map = Array<index_type>(marker.executor(), marker.size());
   return marker.executor().visit([&](const auto& e) {
@@ -138,6 +199,8 @@ struct LevelState {
   Array<std::int32_t> cf;         // first PMIS pass
   Array<std::int32_t> splitting;  // final splitting (aggressive levels)
   bool aggressive = false;
+  Splitting splitting_kind = Splitting::pmis;  // the first pass's, resolved
+  ClassicalParams params;                      // this level's, automatic choices made
   InterpolationStage<T> first;   // P, or P1 of two-stage interpolation
   InterpolationStage<T> second;  // P2
   CsrMatrix<T> P1, P2;
@@ -179,12 +242,29 @@ class ClassicalCoarsening final : public Coarsening<T> {
     size_type nc = 0;
     {  // 2. splitting
       StageTimer t(exec, times, "splitting");
-      pmis_on(A, L.strong.data(), pass_seed(p_.seed, level, 0), nullptr, false, L.cf);
+      L.params = level_params(p_, host_recipe(exec, false));
+      L.splitting_kind = L.params.splitting;
+      if (L.splitting_kind == Splitting::hmis) {
+        hmis_on(A, L.strong.data(), pass_seed(p_.seed, level, 0), L.cf);
+      } else {
+        pmis_on(A, L.strong.data(), pass_seed(p_.seed, level, 0), nullptr, false, L.cf);
+      }
       nc = enumerate(L.cf, ck::kCoarse, cmap);
     }
     if (nc == 0 || nc == n) return std::nullopt;
 
-    L.aggressive = level < p_.aggressive_levels;
+    const ClassicalParams& q = L.params;
+    L.aggressive = p_.aggressive_levels < 0
+                       ? L.splitting_kind == Splitting::hmis && automatic_aggressive(n, nc)
+                       : level < p_.aggressive_levels;
+    // Automatic Pmax after an automatic aggressive level: no limit, there
+    // and on every level below it (their operators couple far: truncating
+    // them to 6 cost poisson3d and jumps3d 64^3 one and two iterations).
+    if (p_.max_elements_per_row < 0 && p_.aggressive_levels < 0) {
+      bool after_aggressive = L.aggressive;
+      for (int k = 0; k < level; ++k) after_aggressive = after_aggressive || levels_[k].aggressive;
+      if (after_aggressive) L.params.max_elements_per_row = 0;
+    }
     if (L.aggressive) {
       L.P = std::make_shared<CsrMatrix<T>>(aggressive(A, level, L, cmap, nc, times));
     } else {
@@ -192,7 +272,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
       StageTimer t(exec, times, "interpolation");
       one_stage_roles(L.first, L.cf, std::move(cmap), nc, p_.interpolation);
       L.P = std::make_shared<CsrMatrix<T>>(
-          build(L.first, A, L.strong, p_.max_elements_per_row, p_.truncation_factor, parts(times)));
+          build(L.first, A, L.strong, q.max_elements_per_row, q.truncation_factor, parts(times)));
     }
     {
       StageTimer t(exec, times, "interpolation");
@@ -251,6 +331,8 @@ class ClassicalCoarsening final : public Coarsening<T> {
       kept.cf = std::move(L.cf);
       kept.splitting = std::move(L.splitting);
       kept.aggressive = L.aggressive;
+      kept.splitting_kind = L.splitting_kind;
+      kept.params = L.params;
       kept.distributed = L.distributed;
       kept.released = true;
       L = std::move(kept);
@@ -258,10 +340,23 @@ class ClassicalCoarsening final : public Coarsening<T> {
   }
 
   std::string name() const override {
-    std::string s = std::string("classical PMIS + ") + to_string(p_.interpolation);
-    if (p_.aggressive_levels > 0) {
+    // The splitting of level 0 once it is coarsened, else what was asked.
+    Splitting kind = p_.splitting;
+    if (!levels_.empty() && (levels_[0].distributed || !levels_[0].cf.empty())) {
+      kind = levels_[0].splitting_kind;
+    }
+    const char* splitting = kind == Splitting::hmis   ? "HMIS"
+                            : kind == Splitting::pmis ? "PMIS"
+                                                      : "HMIS (host) / PMIS (device)";
+    std::string s = std::string("classical ") + splitting + " + " + to_string(p_.interpolation);
+    int aggressive_levels = p_.aggressive_levels;
+    if (aggressive_levels < 0) {  // automatic: the levels that were, once set up
+      aggressive_levels = 0;
+      for (const LevelState<T>& L : levels_) aggressive_levels += L.aggressive ? 1 : 0;
+    }
+    if (aggressive_levels > 0) {
       s += ", aggressive A" + std::to_string(p_.aggressive_num_paths) + " on " +
-           std::to_string(p_.aggressive_levels) + " level" + (p_.aggressive_levels > 1 ? "s" : "") +
+           std::to_string(aggressive_levels) + " level" + (aggressive_levels > 1 ? "s" : "") +
            " (two-stage " + to_string(p_.aggressive_interpolation) + ")";
     }
     return s;
@@ -283,10 +378,15 @@ class ClassicalCoarsening final : public Coarsening<T> {
   /// (distributed_classical.cpp), P and R as distributed operators.
   std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
                                                  LevelState<T>& L, StageTimes& times) {
+    require(p_.splitting != Splitting::hmis,
+            "classical coarsening: splitting hmis is for serial levels (its Ruge-Stueben first "
+            "pass is sequential over the whole level); a distributed level takes pmis (or auto)");
     L.distributed = true;
-    L.dist = detail::distributed_classical_level(A, p_, pass_seed(p_.seed, level, 0),
+    L.params = level_params(p_, host_recipe(A.executor(), true));
+    L.splitting_kind = L.params.splitting;
+    L.dist = detail::distributed_classical_level(A, L.params, pass_seed(p_.seed, level, 0),
                                                  pass_seed(p_.seed, level, 1),
-                                                 level < p_.aggressive_levels, times);
+                                                 level < L.params.aggressive_levels, times);
     L.cf = std::move(L.dist.splitting);
     if (!L.dist.P) return std::nullopt;
     return Transfer<T>{std::make_shared<const DistributedOperator<T>>(L.dist.P),
@@ -312,6 +412,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
                           Array<index_type>& c1map, size_type nc1, StageTimes& times) {
     const Executor& exec = A.executor();
     const size_type n = A.rows();
+    const ClassicalParams& q = L.params;
     CsrMatrix<float> graph;
     {  // strength of the second pass: S_CC = (S_CF S_CC + I)(S_FC; S_CC)
       StageTimer t(exec, times, "strength");
@@ -322,7 +423,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
       });
       const CsrMatrix<float> paths = spgemm(operands.first, operands.second);
       graph = exec.visit(
-          [&](const auto& e) { return ck::second_pass_graph(e, paths, p_.aggressive_num_paths); });
+          [&](const auto& e) { return ck::second_pass_graph(e, paths, q.aggressive_num_paths); });
     }
     Array<std::int32_t> cf2;
     Array<index_type> c2map;
@@ -338,20 +439,19 @@ class ClassicalCoarsening final : public Coarsening<T> {
       nc2 = enumerate(cf2, ck::kCoarse, c2map);
     }
     StageTimer t(exec, times, "interpolation");
-    const int stage_max = p_.aggressive_stage_max_elements;
-    const double stage_factor = p_.aggressive_stage_truncation_factor;
+    const int stage_max = q.aggressive_stage_max_elements;
+    const double stage_factor = q.aggressive_stage_truncation_factor;
     if (nc2 == nc1) {  // nothing more to remove: one-stage interpolation
-      one_stage_roles(L.first, L.cf, std::move(c1map), nc1, p_.aggressive_interpolation);
-      return build(L.first, A, L.strong, p_.max_elements_per_row, p_.truncation_factor,
-                   parts(times));
+      one_stage_roles(L.first, L.cf, std::move(c1map), nc1, q.aggressive_interpolation);
+      return build(L.first, A, L.strong, q.max_elements_per_row, q.truncation_factor, parts(times));
     }
     // P1: the fine points from the first C points.
     Array<index_type> c1map_copy = c1map.clone();
-    one_stage_roles(L.first, L.cf, std::move(c1map_copy), nc1, p_.aggressive_interpolation);
+    one_stage_roles(L.first, L.cf, std::move(c1map_copy), nc1, q.aggressive_interpolation);
     L.P1 = build(L.first, A, L.strong, stage_max, stage_factor, parts(times));
     // P2: the first C points from the final ones, through fine-grid paths.
     InterpolationStage<T>& s = L.second;
-    s.kind = p_.aggressive_interpolation;
+    s.kind = q.aggressive_interpolation;
     s.role = Array<std::int32_t>(exec, n);
     s.cmap = Array<index_type>(exec, n);
     s.dmap = Array<index_type>(exec, n);
@@ -365,8 +465,8 @@ class ClassicalCoarsening final : public Coarsening<T> {
     L.P2 = build(s, A, L.strong, stage_max, stage_factor, parts(times));
     PartTimer part(p_.profile_stages, exec, times, "interpolation: P1 P2");
     L.P12.emplace(L.P1, L.P2);
-    return truncate(L.P12->result(), p_.max_elements_per_row, p_.truncation_factor,
-                    L.final_truncated, L.final_source);
+    return truncate(L.P12->result(), q.max_elements_per_row, q.truncation_factor, L.final_truncated,
+                    L.final_source);
   }
 
   /// R = P^T for new values of P: R's entries are gathered from P's through
@@ -431,6 +531,15 @@ Array<std::int32_t> pmis_splitting(const CsrMatrix<T>& S, std::uint64_t seed) {
 }
 
 template <class T>
+Array<std::int32_t> hmis_splitting(const CsrMatrix<T>& S, std::uint64_t seed) {
+  require(S.rows() == S.cols(), "hmis_splitting: S must be square, it is " +
+                                    std::to_string(S.rows()) + " x " + std::to_string(S.cols()));
+  Array<std::int32_t> cf;
+  hmis_on(S, nullptr, pass_seed(seed, 0, 0), cf);
+  return cf;
+}
+
+template <class T>
 CsrMatrix<T> classical_interpolation(const CsrMatrix<T>& A, const Array<std::int32_t>& splitting,
                                      const ClassicalParams& params) {
   validate(params);
@@ -461,6 +570,7 @@ template const Array<std::int32_t>& classical_splitting<double>(const Coarsening
 template CsrMatrix<double> strength_matrix<double>(const CsrMatrix<double>&,
                                                    const ClassicalParams&);
 template Array<std::int32_t> pmis_splitting<double>(const CsrMatrix<double>&, std::uint64_t);
+template Array<std::int32_t> hmis_splitting<double>(const CsrMatrix<double>&, std::uint64_t);
 template CsrMatrix<double> classical_interpolation<double>(const CsrMatrix<double>&,
                                                            const Array<std::int32_t>&,
                                                            const ClassicalParams&);

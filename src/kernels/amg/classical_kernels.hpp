@@ -79,6 +79,34 @@ void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_p
           const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
           const index_type* global_id, bool isolated_coarse, std::int32_t* cf);
 
+/// PMIS after a first splitting (the second half of HMIS): on entry cf[i] ==
+/// kCoarse marks the C points of a first pass (any other value: not C).
+/// Those stay C; every other point that depends on one of them, or has no
+/// edge in either direction, is F; the rest are undecided, weighted as in
+/// pmis() and decided by its rounds. Every F point with an outgoing edge
+/// therefore depends on a C point. Deterministic, and equal on both backends.
+template <class Exec>
+void pmis_from_coarse(const Exec& exec, size_type n, size_type nnz, const offset_type* row_ptr,
+                      const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
+                      const index_type* global_id, std::int32_t* cf);
+
+/// The first pass of Ruge-Stueben coarsening (Ruge and Stueben 1987; the
+/// first half of hypre's HMIS), sequential and so on the host only. The
+/// measure of a point is the number of undecided points that depend on it;
+/// points that depend on none and influence none are F at once, and points
+/// that influence none are F with their dependencies' measures raised by
+/// one. Then, until no point is undecided: the point of largest measure
+/// (the earliest to reach that measure among equals: buckets are FIFO,
+/// filled in index order) becomes C; every undecided point depending on it
+/// becomes F, raising by one the measure of each undecided point the new F
+/// point depends on; each undecided point it depends on loses one of
+/// measure, and becomes F (as above) at zero. Writes cf[i] (kCoarse or
+/// kFine); an F point may be left without a strong C neighbour, which
+/// pmis_from_coarse() then settles. Independent of the thread count.
+void ruge_stueben_first_pass(const HostExec& exec, size_type n, const offset_type* row_ptr,
+                             const index_type* col_idx, const std::uint8_t* strong,
+                             std::int32_t* cf);
+
 /// map[i] = #{i' < i : marker[i'] == value}; returns #{i : marker[i] == value}.
 template <class Exec>
 size_type enumerate(const Exec& exec, size_type n, const std::int32_t* marker, std::int32_t value,

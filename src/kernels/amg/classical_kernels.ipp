@@ -352,34 +352,37 @@ size_type pmis_init(const Exec& exec, size_type n, const offset_type* row_ptr,
 
 }  // namespace detail
 
+namespace detail {
+
+/// The influence counts of PMIS: influence_i = #{j : j -> i}.
 template <class Exec>
-void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_ptr,
-          const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
-          const index_type* global_id, bool isolated_coarse, std::int32_t* cf) {
-  (void)nnz;
-  if (n == 0) return;
-  Array<std::int32_t> influence_array(exec, n);
-  Array<double> weight_array(exec, n);
-  Array<std::uint8_t> candidate_a(exec, n), candidate_b(exec, n);
+void pmis_influence(const Exec& exec, size_type n, const offset_type* row_ptr,
+                    const index_type* col_idx, const std::uint8_t* strong,
+                    std::int32_t* influence) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) { influence[i] = 0; });
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) {
+    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const index_type j = col_idx[k];
+      if (is_edge(strong, k, j, i)) atomic_increment(&influence[j]);
+    }
+  });
+}
+
+/// The rounds of PMIS, from weights, cf and candidate flags set up for
+/// every point (decided points: weight kDecidedWeight, cand 0), until no
+/// point is undecided.
+template <class Exec>
+void pmis_rounds(const Exec& exec, size_type n, const offset_type* row_ptr,
+                 const index_type* col_idx, const std::uint8_t* strong,
+                 const index_type* global_id, double* weight, std::int32_t* cf,
+                 std::uint8_t* cand) {
+  Array<std::uint8_t> candidate_b(exec, n);
   Array<index_type> list_a(exec, n), list_b(exec, n), keep_array(exec, n);
-  std::int32_t* influence = influence_array.data();
-  double* weight = weight_array.data();
-  std::uint8_t* cand = candidate_a.data();
   std::uint8_t* next = candidate_b.data();
   index_type* list = list_a.data();
   index_type* next_list = list_b.data();
   index_type* keep = keep_array.data();
 
-  // Weights: how many points depend on i, plus the hash.
-  parallel_for(exec, n, [=] STRATA_HD(size_type i) { influence[i] = 0; });
-  parallel_for(exec, n, [=] STRATA_HD(size_type i) {
-    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-      const index_type j = col_idx[k];
-      if (detail::is_edge(strong, k, j, i)) detail::atomic_increment(&influence[j]);
-    }
-  });
-  detail::pmis_init(exec, n, row_ptr, col_idx, strong, seed, global_id, isolated_coarse, influence,
-                    weight, cf, cand);
   // The undecided points, in index order: the rounds work on this list only.
   size_type m = enumerate(exec, n, cf, kUndecided, keep);
   list_points(exec, n, cf, kUndecided, keep, list);
@@ -397,16 +400,16 @@ void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_p
         bool lost = false;
         for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
           const index_type j = col_idx[k];
-          if (!detail::is_edge(strong, k, j, i)) continue;
+          if (!is_edge(strong, k, j, i)) continue;
           const double wj = weight[j];
           if (wj < 0) continue;
-          if (detail::beats(wj, wi, global_id, j, i)) {
+          if (beats(wj, wi, global_id, j, i)) {
             lost = true;
           } else {
-            detail::clear_flag(&cand[j]);
+            clear_flag(&cand[j]);
           }
         }
-        if (lost) detail::clear_flag(&cand[i]);
+        if (lost) clear_flag(&cand[i]);
       });
       // Candidates become C; undecided points depending on one become F.
       parallel_for(exec, m, [=] STRATA_HD(size_type t) {
@@ -415,14 +418,14 @@ void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_p
         if (cf[i] != kUndecided) return;
         if (cand[i]) {
           cf[i] = kCoarse;
-          weight[i] = detail::kDecidedWeight;
+          weight[i] = kDecidedWeight;
           return;
         }
         for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
           const index_type j = col_idx[k];
-          if (detail::is_edge(strong, k, j, i) && cand[j]) {
+          if (is_edge(strong, k, j, i) && cand[j]) {
             cf[i] = kFine;
-            weight[i] = detail::kDecidedWeight;
+            weight[i] = kDecidedWeight;
             return;
           }
         }
@@ -448,6 +451,69 @@ void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_p
     std::swap(list, next_list);
     m = remaining;
   }
+}
+
+}  // namespace detail
+
+template <class Exec>
+void pmis(const Exec& exec, size_type n, size_type nnz, const offset_type* row_ptr,
+          const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
+          const index_type* global_id, bool isolated_coarse, std::int32_t* cf) {
+  (void)nnz;
+  if (n == 0) return;
+  Array<std::int32_t> influence_array(exec, n);
+  Array<double> weight_array(exec, n);
+  Array<std::uint8_t> candidate_a(exec, n);
+  std::int32_t* influence = influence_array.data();
+  double* weight = weight_array.data();
+  std::uint8_t* cand = candidate_a.data();
+
+  // Weights: how many points depend on i, plus the hash.
+  detail::pmis_influence(exec, n, row_ptr, col_idx, strong, influence);
+  detail::pmis_init(exec, n, row_ptr, col_idx, strong, seed, global_id, isolated_coarse, influence,
+                    weight, cf, cand);
+  detail::pmis_rounds(exec, n, row_ptr, col_idx, strong, global_id, weight, cf, cand);
+}
+
+template <class Exec>
+void pmis_from_coarse(const Exec& exec, size_type n, size_type nnz, const offset_type* row_ptr,
+                      const index_type* col_idx, const std::uint8_t* strong, std::uint64_t seed,
+                      const index_type* global_id, std::int32_t* cf) {
+  (void)nnz;
+  if (n == 0) return;
+  Array<std::int32_t> influence_array(exec, n);
+  Array<double> weight_array(exec, n);
+  Array<std::uint8_t> candidate_a(exec, n);
+  std::int32_t* influence = influence_array.data();
+  double* weight = weight_array.data();
+  std::uint8_t* cand = candidate_a.data();
+
+  detail::pmis_influence(exec, n, row_ptr, col_idx, strong, influence);
+  // The given C points stay C; a point that depends on one of them is F;
+  // isolated points are F; the others are undecided, weighted as in pmis().
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) {
+    const bool coarse = cf[i] == kCoarse;
+    bool depends = false, on_coarse = false;
+    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const index_type j = col_idx[k];
+      if (!detail::is_edge(strong, k, j, i)) continue;
+      depends = true;
+      if (cf[j] == kCoarse) on_coarse = true;
+    }
+    const bool isolated = !depends && influence[i] == 0;
+    const bool decided = coarse || on_coarse || isolated;
+    const size_type id = global_id ? global_id[i] : i;
+    weight[i] = decided ? detail::kDecidedWeight
+                        : double(influence[i]) +
+                              base::random_unit(seed, static_cast<std::uint64_t>(id));
+    cand[i] = decided ? 0 : 1;
+  });
+  // A second pass: cf is read above for the neighbours, so it changes only now.
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) {
+    if (cf[i] == kCoarse) return;
+    cf[i] = weight[i] < 0 ? kFine : kUndecided;
+  });
+  detail::pmis_rounds(exec, n, row_ptr, col_idx, strong, global_id, weight, cf, cand);
 }
 
 template <class Exec>
