@@ -217,6 +217,40 @@ TEST(DistributedSmoothedAggregation, ScalarWithAnEmptyProcessAndResmoothingReset
   EXPECT_EQ(again.info.iterations, first.info.iterations);
 }
 
+/// Agglomeration: the coarse levels below 200 rows gathered onto process 0
+/// (their near-null space moved with their rows, whole nodes of k rows);
+/// the hierarchy still converges as without it.
+TEST(DistributedSmoothedAggregation, AgglomeratedCoarseLevelsKeepTheirNearNullSpace) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const auto problem = gallery::elasticity3d(host, 10);
+  const size_type rows = problem.A.rows();
+  const RowPartition part = RowPartition::uniform_nodes(comm, rows, 3);
+  auto A =
+      std::make_shared<const DistributedOperator<double>>(scatter_rows(problem.A, part, host));
+  auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
+  int iterations[2] = {0, 0};
+  for (int agglomerate = 0; agglomerate < 2; ++agglomerate) {
+    amg::HierarchyParams h = chebyshev(10);
+    h.agglomeration_rows = agglomerate ? 400 : 0;
+    const amg::Hierarchy<double> H(
+        A,
+        amg::make_smoothed_aggregation_coarsening<double>(
+            {.block_size = 3}, rows_of(amg::rigid_body_modes(problem.coordinates, 3), part)),
+        h, reduction);
+    const Outcome o = pcg(*A, H, *reduction, block_of(part));
+    EXPECT_TRUE(o.info.converged()) << "agglomeration " << agglomerate;
+    EXPECT_GE(o.levels, 3);
+    iterations[agglomerate] = o.info.iterations;
+    const LevelOperator<double>& coarse = H.level_operator(1);
+    ASSERT_LT(coarse.global_rows(), 400);
+    if (agglomerate && comm.size() > 1) {  // all of level 1 on process 0
+      EXPECT_EQ(coarse.rows(), comm.rank() == 0 ? coarse.global_rows() : 0);
+    }
+  }
+  EXPECT_LE(iterations[1], iterations[0] + 2);
+}
+
 /// A partition that gives a process part of a node's rows is refused on
 /// every process, naming the process, its rows and the node.
 TEST(DistributedSmoothedAggregation, RefusesAPartitionThatSplitsNodes) {
