@@ -8,10 +8,14 @@
 //  - The Krylov method runs on the DistributedOperator with a
 //    DistributedReduction for every sum, preconditioned by the Jacobi
 //    family, Chebyshev, the Gauss-Seidel family and ILU (hybrid: each
-//    process its own rows) or AMG (classical or aggregation, every level
-//    distributed) built with that reduction. What does not run distributed
-//    yet (smoothed aggregation, near-null spaces) is refused by
-//    name.
+//    process its own rows) or AMG (classical, aggregation or smoothed
+//    aggregation, every level distributed) built with that reduction. A
+//    block problem (elasticity3d, --block-size) is split by whole nodes
+//    (RowPartition::uniform_nodes), as smoothed aggregation needs; its
+//    near-null space (--near-null, --coordinates, or the problem's nodes)
+//    is made whole on rank 0 as the serial program makes it, and each
+//    process gets its rows. What does not run distributed yet
+//    (--null-space) is refused by name.
 //  - Errors: every check of the settings is made by every process on the
 //    same settings, so all throw together; a step whose failure depends on
 //    the process (reading a file on rank 0, the GPU a rank gets) runs under
@@ -69,6 +73,8 @@ struct Loaded {
   std::string source;
   size_type n = 0;
   size_type rows = 0;
+  /// Unknowns per node the problem knows (Problem::block_size; 0 unknown).
+  int block_size = 0;
   MatrixFacts facts;
 };
 
@@ -76,6 +82,7 @@ std::string to_text(const Loaded& l) {
   return json{{"source", l.source},
               {"n", l.n},
               {"rows", l.rows},
+              {"block_size", l.block_size},
               {"symmetric", l.facts.symmetric},
               {"symmetry_reason", l.facts.symmetry_reason},
               {"constant_null_space", l.facts.constant_null_space}}
@@ -88,6 +95,7 @@ Loaded from_text(const std::string& text) {
   l.source = j["source"];
   l.n = j["n"];
   l.rows = j["rows"];
+  l.block_size = j["block_size"];
   l.facts.symmetric = j["symmetric"];
   l.facts.symmetry_reason = j["symmetry_reason"];
   l.facts.constant_null_space = j["constant_null_space"];
@@ -108,18 +116,35 @@ Vector<double> scattered_vector(const std::string& flag, const std::string& path
   return std::move(scatter_vector(whole, partition, exec).local());
 }
 
+/// The block size of smoothed aggregation, decided on every process before
+/// the rows are split (so that a block problem is split by whole nodes):
+/// --block-size, else the problem's own (elasticity3d's 3), the rule of
+/// near_null_input (solve.cpp), which then finds it set.
+int node_block_size(const SolveOptions& o, config::SolverConfig& cfg, const Loaded& loaded,
+                    std::vector<std::string>& chosen) {
+  const auto& amg = cfg.preconditioner.amg;
+  const bool sa = cfg.preconditioner.type == config::PreconditionerType::amg &&
+                  amg.coarsening == config::CoarseningType::smoothed_aggregation;
+  auto& block_size = cfg.preconditioner.amg.smoothed_aggregation.block_size;
+  if (sa && loaded.block_size > 1 &&
+      !o.given.count("preconditioner.amg.smoothed_aggregation.block_size") && block_size == 0) {
+    block_size = loaded.block_size;
+    chosen.push_back("block size " + std::to_string(loaded.block_size) + " (" + o.problem +
+                     " has " + std::to_string(loaded.block_size) +
+                     " unknowns per node; give --block-size for another)");
+  }
+  const int b = config::block_size(cfg);
+  require_usage(loaded.rows % b == 0, "--block-size " + std::to_string(b) +
+                                          " does not divide the " + std::to_string(loaded.rows) +
+                                          " rows of A; expected the number of unknowns per node");
+  return b;
+}
+
 }  // namespace
 
 void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg) {
   const std::string why = " does not run on several processes yet (mpirun started " +
                           std::to_string(processes::size()) + ")";
-  const bool given = o.given.count("preconditioner.amg.coarsening") > 0;
-  if (cfg.preconditioner.type == config::PreconditionerType::amg &&
-      cfg.preconditioner.amg.coarsening == config::CoarseningType::smoothed_aggregation) {
-    throw usage_error("--coarsening " + choice_of(cfg, "preconditioner.amg.coarsening") +
-                      (given ? "" : " (the default)") + why +
-                      "; expected --coarsening classical or aggregation, or one process");
-  }
   if (o.resetup) {
     require_usage(cfg.preconditioner.type == config::PreconditionerType::amg,
                   "--resetup needs --precond amg");
@@ -127,13 +152,8 @@ void refuse_undistributed(const SolveOptions& o, const config::SolverConfig& cfg
                   "--resetup needs the data that --drop-resetup-data (preconditioner.amg."
                   "keep_resetup_data = false) frees; give one");
   }
-  const std::pair<bool, const char*> flags[] = {{!o.null_space.empty(), "--null-space"},
-                                                {!o.near_null.empty(), "--near-null"},
-                                                {o.add_translations, "--add-translations"},
-                                                {!o.coordinates.empty(), "--coordinates"}};
-  for (const auto& [set, flag] : flags) {
-    require_usage(!set, std::string(flag) + why + "; leave it out, or run on one process");
-  }
+  require_usage(o.null_space.empty(),
+                "--null-space" + why + "; leave it out, or run on one process");
 }
 
 int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) {
@@ -156,6 +176,10 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                          gallery::has_distributed_generator(o.problem);
   std::shared_ptr<const DistributedCsrMatrix<double>> A;
   Loaded loaded;
+  // The problem as near_null_input sees it (on rank 0: the whole problem
+  // when it was loaded there), and what deciding the block size chose.
+  Problem whole;
+  std::vector<std::string> node_chosen;
   if (generated) {
     if (o.n && *o.n < 1) {
       throw usage_error("--n " + std::to_string(*o.n) +
@@ -172,15 +196,15 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
           gallery::generate(o.problem, loaded.n, comm, exec));
     });
     loaded.rows = A->global_rows();
-    Problem named;
-    named.name = o.problem;
-    named.source = "gallery";
-    loaded.facts = inspect(named, CsrMatrix<double>());
+    whole.name = o.problem;
+    whole.source = "gallery";
+    loaded.facts = inspect(whole, CsrMatrix<double>());
+    node_block_size(o, cfg, loaded, node_chosen);  // a block size the generator's split cuts:
+                                                   // smoothed aggregation names the node
     loaded.facts.positive_diagonal = loaded.rows;
   } else {
     // Read (or generated) once, on rank 0: the MatrixMarket format has no
     // index by which each process could find its rows (matrix.hpp).
-    Problem whole;
     processes::agree([&] {
       if (!root) return;
       whole = load_problem(o.problem, o.n, Executor::host(), 0);
@@ -191,11 +215,13 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
       loaded.source = whole.source;
       loaded.n = whole.n;
       loaded.rows = whole.A.rows();
+      loaded.block_size = whole.block_size;
       loaded.facts = inspect(whole, whole.A);
       refuse_hopeless(loaded.facts, whole.name);
     });
     loaded = from_text(processes::broadcast(root ? to_text(loaded) : std::string()));
-    const RowPartition partition = RowPartition::uniform(comm, loaded.rows);
+    const int b = node_block_size(o, cfg, loaded, node_chosen);
+    const RowPartition partition = RowPartition::uniform_nodes(comm, loaded.rows, b);
     processes::agree([&] {
       A = std::make_shared<const DistributedCsrMatrix<double>>(
           scatter_rows(whole.A, partition, exec));
@@ -225,7 +251,32 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                  "and A x = b has a solution only for b orthogonal to them (--null-space "
                  "constant, which projects them out, runs on one process only for now)\n");
   }
-  const std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
+  chosen.insert(chosen.end(), node_chosen.begin(), node_chosen.end());
+  // The near-null space: rank 0 makes the whole vectors as the serial
+  // program does (files or the problem's nodes), and each process gets its
+  // rows (a distributed near-null space is split by rows like A).
+  std::vector<Vector<double>> near_null;
+  std::string near_null_source;
+  {
+    std::vector<Vector<double>> whole_B;
+    processes::agree([&] {
+      if (root) {
+        whole_B = near_null_input(o, whole, cfg, loaded.rows, Executor::host(), chosen,
+                                  near_null_source);
+      }
+    });
+    const json sent = json::parse(processes::broadcast(
+        root ? json{{"k", whole_B.size()}, {"source", near_null_source}}.dump() : std::string()));
+    near_null_source = sent["source"];
+    const std::size_t k = sent["k"];
+    const Vector<double> nothing;  // what the other processes pass (not read)
+    for (std::size_t c = 0; c < k; ++c) {
+      near_null.push_back(
+          std::move(scatter_vector(root ? whole_B[c] : nothing, partition, exec).local()));
+    }
+  }
+  const std::size_t near_null_vectors = near_null.size();
   settle_settings(cfg, facts);
 
   const auto op = std::make_shared<const DistributedOperator<double>>(A);
@@ -245,12 +296,16 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                 largest(nnz_per_process),
                 generated ? "each generated its rows" : "rows sent from rank 0",
                 A->halo_transfer(), why.empty() ? "" : ", because ", why.c_str());
+    if (near_null_vectors > 0) {
+      std::printf("  near-null space: %zu vectors, %s (each process its rows)\n",
+                  near_null_vectors, near_null_source.c_str());
+    }
     std::fflush(stdout);
   }
 
   const auto setup_start = std::chrono::steady_clock::now();
   std::unique_ptr<LinearOperator<double>> M;
-  processes::agree([&] { M = config::make_preconditioner<double>(cfg, op, {}, shared_reduction); });
+  processes::agree([&] { M = config::make_preconditioner<double>(cfg, op, std::move(near_null), shared_reduction); });
   auto* hierarchy = dynamic_cast<amg::Hierarchy<double>*>(M.get());
   exec.synchronize();
   const double setup_seconds = seconds(std::chrono::steady_clock::now() - setup_start);
@@ -329,6 +384,8 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     j.update(json{{"chosen", chosen},
                   {"constant_null_space", facts.constant_null_space},
                   {"operator_kind", op->kind()},
+                  {"block_size", config::block_size(cfg)},
+                  {"near_null_vectors", near_null_vectors},
                   {"x0", o.x0},
                   {"output", o.output},
                   {"load_seconds", largest(load_per_process)},

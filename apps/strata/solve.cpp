@@ -227,6 +227,8 @@ Vector<double> read_coordinates(const std::string& path, size_type rows, int dim
   return Vector<double>(Array<double>(exec, xyz));
 }
 
+}  // namespace
+
 /// The near-null space B the coarsening gets, from --near-null (with
 /// --add-translations), --coordinates, or for smoothed aggregation on a
 /// problem that knows its nodes (elasticity3d) its rigid-body modes. Also
@@ -310,6 +312,8 @@ std::vector<Vector<double>> near_null_input(const SolveOptions& o, const Problem
   }
   return B;
 }
+
+namespace {
 
 /// The setup's progress lines, one per AMG level as the hierarchy reports
 /// it (HierarchyParams::on_level). Short setups stay quiet: the lines are

@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "defaults.hpp"
+#include "problem.hpp"
 #include "strata/config/solver_config.hpp"
 #include "strata/strata.hpp"
 
@@ -64,6 +65,16 @@ Vector<double> read_vector(const std::string& flag, const std::string& path, siz
 /// (usage_error) a setting the chosen solve ignores, and keeps Chebyshev's
 /// symmetric (Lanczos) estimate only for a matrix known or found symmetric.
 void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts);
+
+/// The near-null space B the coarsening gets, from --near-null (with
+/// --add-translations), --coordinates, or for smoothed aggregation on a
+/// problem that knows its nodes (elasticity3d) its rigid-body modes; sets
+/// the block size such a problem has when --block-size was not given (see
+/// solve.cpp). `rows` is the whole problem's.
+std::vector<Vector<double>> near_null_input(const SolveOptions& o, const Problem& p,
+                                            config::SolverConfig& cfg, size_type rows,
+                                            const Executor& exec, std::vector<std::string>& chosen,
+                                            std::string& source);
 
 /// The Krylov method of `cfg`, printing the residual at every print_every-th
 /// iteration when `verbose` (print_every 0: the first ten, then every tenth).

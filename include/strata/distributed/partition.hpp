@@ -43,6 +43,15 @@ class RowPartition {
   /// size() processes owning one row more (no communication).
   static RowPartition uniform(Communicator comm, size_type global_rows);
 
+  /// The rows of a block problem, `block_size` consecutive rows per node
+  /// (a node's unknowns), split by whole nodes: the global_rows /
+  /// block_size nodes split as uniform() splits rows, so that no node's
+  /// rows straddle two processes (what smoothed aggregation with blocks
+  /// needs). uniform_nodes(comm, n, 1) is uniform(comm, n). Throws
+  /// invalid_argument naming the values unless block_size >= 1 divides
+  /// global_rows.
+  static RowPartition uniform_nodes(Communicator comm, size_type global_rows, int block_size);
+
   const Communicator& communicator() const noexcept { return comm_; }
   /// Processes (comm.size()).
   int processes() const noexcept { return comm_.size(); }

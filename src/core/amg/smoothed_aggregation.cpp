@@ -10,14 +10,20 @@
 
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "core/amg/aggregation_internal.hpp"
 #include "core/amg/stage_timer.hpp"
+#include "core/distributed/communication.hpp"
 #include "kernels/amg/smoothed_aggregation_kernels.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/core/primitives.hpp"
+#include "strata/distributed/operator.hpp"
+#include "strata/distributed/reduction.hpp"
+#include "strata/distributed/rows.hpp"
 #include "strata/matrix/block_diagonal.hpp"
 #include "strata/matrix/transpose.hpp"
 #include "strata/solver/spectral.hpp"
@@ -34,9 +40,10 @@ using detail::number;
 
 void validate(const SmoothedAggregationParams& p) {
   if (p.block_size < 0) {
-    throw invalid_argument("SmoothedAggregationParams.block_size must be >= 0 (0: from the "
-                           "operator), got " +
-                           std::to_string(p.block_size));
+    throw invalid_argument(
+        "SmoothedAggregationParams.block_size must be >= 0 (0: from the "
+        "operator), got " +
+        std::to_string(p.block_size));
   }
   if (!(p.strength_threshold >= 0 && p.strength_threshold < 1)) {
     throw invalid_argument("SmoothedAggregationParams.strength_threshold must lie in [0, 1), got " +
@@ -74,10 +81,9 @@ std::vector<Vector<T>> rigid_body_modes(const Vector<T>& coordinates, int dimens
                            std::to_string(dimension));
   }
   if (coordinates.size() % dimension != 0) {
-    throw invalid_argument("rigid_body_modes: coordinates has " +
-                           std::to_string(coordinates.size()) +
-                           " entries, expected a multiple of the dimension " +
-                           std::to_string(dimension));
+    throw invalid_argument(
+        "rigid_body_modes: coordinates has " + std::to_string(coordinates.size()) +
+        " entries, expected a multiple of the dimension " + std::to_string(dimension));
   }
   const Executor& exec = coordinates.executor();
   const size_type n = coordinates.size();
@@ -95,30 +101,14 @@ std::vector<Vector<T>> rigid_body_modes(const Vector<T>& coordinates, int dimens
   return result;
 }
 
+namespace {
+
+/// The rank test of validate_near_null_space, its sums through `reduction`
+/// (B holds this process's rows of each vector; collective when the
+/// reduction is, and then every process throws alike).
 template <class T>
-void validate_near_null_space(const std::vector<Vector<T>>& B, size_type rows, int block_size) {
-  if (block_size < 1) {
-    throw invalid_argument("validate_near_null_space: block_size must be >= 1, got " +
-                           std::to_string(block_size));
-  }
-  if (rows % block_size != 0) {
-    throw invalid_argument("validate_near_null_space: block_size " + std::to_string(block_size) +
-                           " does not divide the " + std::to_string(rows) +
-                           " rows of the operator");
-  }
-  if (B.empty()) {
-    throw invalid_argument("validate_near_null_space: the near-null space has no vectors");
-  }
+void full_column_rank(const std::vector<Vector<T>>& B, const Reduction<T>& reduction) {
   const std::size_t k = B.size();
-  for (std::size_t c = 0; c < k; ++c) {
-    const std::string what = "near_null_space[" + std::to_string(c) + "]";
-    if (B[c].size() != rows) {
-      throw invalid_argument("validate_near_null_space: " + what + " has " +
-                             std::to_string(B[c].size()) + " entries, expected " +
-                             std::to_string(rows) + " (the operator's rows)");
-    }
-    check_location(B[0].executor(), B[c].executor(), what.c_str(), "near_null_space[0]");
-  }
   // Gram matrix G = B^T B (k x k, on the host), then Cholesky: a pivot that
   // falls below 1e-10 of its column's diagonal means the vector is, up to
   // rounding, a combination of the ones before it. A non-finite entry makes
@@ -126,8 +116,21 @@ void validate_near_null_space(const std::vector<Vector<T>>& B, size_type rows, i
   std::vector<double> G(k * k);
   for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j <= i; ++j) {
-      G[i * k + j] = G[j * k + i] = static_cast<double>(dot(B[i], B[j]));
+      G[i * k + j] = static_cast<double>(dot(B[i], B[j]));  // this process's part
     }
+  }
+  {
+    std::vector<T> partial;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) partial.push_back(T(G[i * k + j]));
+    }
+    reduction.combine(Span<T>(partial.data(), partial.size()));
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j <= i; ++j) G[i * k + j] = G[j * k + i] = double(partial[at++]);
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
     const double d = G[i * k + i];
     if (!std::isfinite(d)) {
       throw invalid_argument("validate_near_null_space: near_null_space[" + std::to_string(i) +
@@ -159,6 +162,35 @@ void validate_near_null_space(const std::vector<Vector<T>>& B, size_type rows, i
   }
 }
 
+}  // namespace
+
+template <class T>
+void validate_near_null_space(const std::vector<Vector<T>>& B, size_type rows, int block_size) {
+  if (block_size < 1) {
+    throw invalid_argument("validate_near_null_space: block_size must be >= 1, got " +
+                           std::to_string(block_size));
+  }
+  if (rows % block_size != 0) {
+    throw invalid_argument("validate_near_null_space: block_size " + std::to_string(block_size) +
+                           " does not divide the " + std::to_string(rows) +
+                           " rows of the operator");
+  }
+  if (B.empty()) {
+    throw invalid_argument("validate_near_null_space: the near-null space has no vectors");
+  }
+  const std::size_t k = B.size();
+  for (std::size_t c = 0; c < k; ++c) {
+    const std::string what = "near_null_space[" + std::to_string(c) + "]";
+    if (B[c].size() != rows) {
+      throw invalid_argument("validate_near_null_space: " + what + " has " +
+                             std::to_string(B[c].size()) + " entries, expected " +
+                             std::to_string(rows) + " (the operator's rows)");
+    }
+    check_location(B[0].executor(), B[c].executor(), what.c_str(), "near_null_space[0]");
+  }
+  full_column_rank(B, Reduction<T>{});
+}
+
 // ------------------------------------------------------------ the coarsening
 
 namespace {
@@ -185,6 +217,13 @@ struct SaLevel {
   std::optional<BlockDiagonal<T>> dinv;
   double omega = 0;
   std::shared_ptr<BsrMatrix<T>> P, R;
+  // A distributed level: P_tent across processes (its diagonal block is
+  // `tentative`), the products D^-1 A (made S = I - omega D^-1 A in place)
+  // and S P_tent kept for a re-smoothing refresh, and P (the second
+  // product's result) and R = P^T, shared with the transfer.
+  std::shared_ptr<const DistributedCsrMatrix<T>> distributed_tentative;
+  std::shared_ptr<DistributedProduct<T>> dinv_a, s_p;
+  std::shared_ptr<DistributedCsrMatrix<T>> distributed_P, distributed_R;
 };
 
 template <class T>
@@ -205,6 +244,9 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     }
     levels_.resize(static_cast<std::size_t>(level));
     if (level > 0) near_null_.resize(static_cast<std::size_t>(level) + 1);
+    if (const auto* d = dynamic_cast<const DistributedOperator<T>*>(&level_A)) {
+      return coarsen_distributed(d->matrix(), level, times);
+    }
     SaLevel<T> state;
     const BsrMatrix<T>& A = block_matrix(level_A, level, state);
     const Executor& exec = level_A.executor();  // outlives a converted A
@@ -223,84 +265,10 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                                std::to_string(k));
     }
 
-    // 1. Strength on the block graph, through the node matrix whose classic
-    // strength (alpha = 0) is the symmetric block rule.
-    StrengthGraph<T> S;
-    {
-      StageTimer clock(exec, times, "strength");
-      Array<T> norm(exec, nodes);
-      Array<T> s(exec, A.num_blocks());
-      state.keep = Array<std::uint8_t>(exec, A.num_blocks());
-      const size_type bad = exec.visit([&](const auto& e) {
-        return sak::diagonal_block_norms(e, nodes, b, A.row_ptr().data(), A.col_idx().data(),
-                                         A.values().data(), norm.data());
-      });
-      if (bad > 0) {
-        throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " has " +
-                               std::to_string(bad) +
-                               " block rows whose diagonal block is missing, zero or not "
-                               "finite; expected a symmetric positive definite operator");
-      }
-      exec.visit([&](const auto& e) {
-        sak::block_strength(e, nodes, b, A.row_ptr().data(), A.col_idx().data(),
-                            A.values().data(), norm.data(), T(params_.strength_threshold),
-                            s.data(), state.keep.data());
-      });
-      const CsrMatrix<T> node_matrix(nodes, nodes, A.row_ptr().clone(), A.col_idx().clone(),
-                                     std::move(s));
-      S = strength_graph(node_matrix, 0.0);
-    }
-    // 2. MIS(2) aggregates of the nodes.
-    {
-      StageTimer clock(exec, times, "aggregation");
-      state.aggregates = aggregate(S, params_.seed, level);
-    }
+    strength_and_aggregation(A, level, state, times);
     const size_type count = state.aggregates.count();
     if (count == 0 || count * k >= A.rows()) return std::nullopt;
-
-    // 3. Tentative prolongator: per-aggregate QR over the aggregates' dofs.
-    Array<T> coarse_B;
-    {
-      StageTimer clock(exec, times, "interpolation");
-      Aggregates dofs;
-      dofs.aggregate = Array<index_type>(exec, A.rows());
-      dofs.root = state.aggregates.root.clone();  // only its count matters
-      exec.visit([&](const auto& e) {
-        sak::expand_aggregates(e, nodes, b, state.aggregates.aggregate.data(),
-                               dofs.aggregate.data());
-      });
-      detail::OrthonormalizedAggregates<T> q = detail::orthonormalize(dofs, B, k);
-      if (q.dropped > 0) {
-        const size_type small = exec.visit([&](const auto& e) {
-          return sak::complete_dropped_columns(e, count, k, q.R.row_ptr().data(),
-                                               q.R.values().data(), q.R.col_idx().data(),
-                                               q.P.row_ptr().data(), q.P.values().data(),
-                                               q.keep.data());
-        });
-        if (small > 0) {
-          throw invalid_argument(
-              "smoothed aggregation: level " + std::to_string(level) + " has " +
-              std::to_string(small) + " aggregates with fewer unknowns than the " +
-              std::to_string(k) + " near-null vectors and a rank-deficient near-null space on "
-              "them; use fewer near-null vectors or a larger block size");
-        }
-      }
-      // A node-aligned aggregate map makes P's values, node by node, the
-      // row-major b x k blocks of a BSR matrix with one block per block row.
-      Array<offset_type> t_row_ptr(exec, nodes + 1);
-      Array<index_type> t_col_idx(exec, nodes);
-      const size_type blocks = exec.visit([&](const auto& e) {
-        return sak::tentative_pattern(e, nodes, state.aggregates.aggregate.data(),
-                                      t_row_ptr.data(), t_col_idx.data());
-      });
-      Array<index_type> t_cols(exec, blocks);  // t_col_idx has room for every node
-      if (blocks > 0) {
-        copy_bytes(t_cols.data(), exec, t_col_idx.data(), exec, sizeof(index_type) * blocks);
-      }
-      state.tentative = BsrMatrix<T>(nodes, count, b, k, std::move(t_row_ptr), std::move(t_cols),
-                                     std::move(q.P.values()));
-      coarse_B = std::move(q.coarse_B);
-    }
+    Array<T> coarse_B = tentative_prolongator(A, B, k, level, state, times);
 
     // 4. Prolongator smoothing.
     if (params_.smooth_prolongator) {
@@ -329,17 +297,16 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       state.contrib_ptr = Array<offset_type>(exec, p_blocks + 1);
       state.p_row = Array<index_type>(exec, p_blocks);
       exec.visit([&](const auto& e) {
-        sak::contribution_counts(e, nodes, Af.row_ptr().data(), target.data(),
-                                 p_row_ptr.data(), state.contrib_ptr.data(), state.p_row.data());
+        sak::contribution_counts(e, nodes, Af.row_ptr().data(), target.data(), p_row_ptr.data(),
+                                 state.contrib_ptr.data(), state.p_row.data());
       });
       const size_type contributions = exclusive_scan(state.contrib_ptr, state.contrib_ptr);
       state.contrib = Array<offset_type>(exec, contributions);
       {
         Array<offset_type> cursor(exec, p_blocks);
         exec.visit([&](const auto& e) {
-          sak::contribution_fill(e, nodes, Af.row_ptr().data(), target.data(),
-                                 p_row_ptr.data(), state.contrib_ptr.data(), cursor.data(),
-                                 state.contrib.data());
+          sak::contribution_fill(e, nodes, Af.row_ptr().data(), target.data(), p_row_ptr.data(),
+                                 state.contrib_ptr.data(), cursor.data(), state.contrib.data());
         });
       }
       state.scratch = Array<T>(exec, sak::smoothed_values_in_registers(b) ? 0 : p_blocks * bk);
@@ -387,6 +354,10 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     SaLevel<T>& state = levels_[static_cast<std::size_t>(level)];
     // P_tent does not depend on A's values; a kept smoothed P is kept.
     if (keeps_prolongator()) return;
+    if (const auto* d = dynamic_cast<const DistributedOperator<T>*>(&level_A)) {
+      refresh_distributed(d->matrix(), level, state, times);
+      return;
+    }
     const BsrMatrix<T>& A = block_matrix(level_A, level, state);
     const Executor& exec = level_A.executor();  // outlives a converted A
     std::optional<StageTimer> clock(std::in_place, exec, times, "prolongator smoothing");
@@ -411,6 +382,32 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     state.converted.reset();
   }
 
+  /// The next level's near-null space (column-major, k columns) follows
+  /// its rows when they move (agglomeration).
+  void move_coarse_rows(int level,
+                        const std::function<Vector<T>(const Vector<T>&)>& move) override {
+    const auto next = static_cast<std::size_t>(level) + 1;
+    require(next < near_null_.size(), "smoothed aggregation: level " + std::to_string(level) +
+                                          " has no coarse near-null space to move");
+    const int k = columns();
+    const Array<T>& B = near_null_[next];
+    const Executor& exec = B.executor();
+    const size_type rows = B.size() / k;
+    std::vector<Vector<T>> moved;
+    for (int c = 0; c < k; ++c) {
+      Vector<T> column(exec, rows);
+      if (rows > 0) copy_bytes(column.data(), exec, B.data() + c * rows, exec, sizeof(T) * rows);
+      moved.push_back(move(column));
+    }
+    const size_type new_rows = moved.front().size();
+    Array<T> result(exec, new_rows * k);
+    for (int c = 0; c < k && new_rows > 0; ++c) {
+      copy_bytes(result.data() + c * new_rows, exec, moved[std::size_t(c)].data(), exec,
+                 sizeof(T) * new_rows);
+    }
+    near_null_[next] = std::move(result);
+  }
+
   void release_refresh_data() override {
     for (SaLevel<T>& state : levels_) {
       state = SaLevel<T>{};
@@ -427,6 +424,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     result += ", theta " + number(params_.strength_threshold);
     if (params_.smooth_prolongator) result += std::string(", omega ") + damping + "/rho(D^-1 A)";
     if (params_.filter_weak) result += ", weak connections filtered";
+    if (distributed_) result += ", aggregates within each process";
     if (params_.smooth_prolongator && !params_.resetup_keeps_prolongator) {
       result += ", resetup re-smooths P";
     }
@@ -434,6 +432,249 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   }
 
  private:
+  // ---------------------------------------------------------- distributed
+
+  /// Every process must own whole nodes of b rows (thrown alike on every
+  /// process: the partition's table is the same everywhere).
+  static void check_whole_nodes(const RowPartition& rows, int b, int level) {
+    for (int r = 0; r < rows.processes() && b > 1; ++r) {
+      const global_index begin = rows.offset(r), end = rows.offset(r + 1);
+      if (begin % b == 0 && end % b == 0) continue;
+      const global_index node = begin % b != 0 ? begin / b : end / b;
+      throw invalid_argument(
+          "smoothed aggregation: level " + std::to_string(level) + ": process " +
+          std::to_string(r) + " owns global rows [" + std::to_string(begin) + ", " +
+          std::to_string(end) + "), which splits node " + std::to_string(node) + " (rows [" +
+          std::to_string(node * b) + ", " + std::to_string(node * b + b) + ")) of block size " +
+          std::to_string(b) +
+          " between two processes; expected every process to own whole nodes (a first row and "
+          "a row count that are multiples of " +
+          std::to_string(b) + ", e.g. RowPartition::uniform_nodes)");
+    }
+  }
+
+  /// B on level 0 of a distributed level: this process's rows of each
+  /// vector (or of the translations), column-major. Collective: sizes are
+  /// checked per process and agreed on, the rank test sums through the
+  /// distributed reduction.
+  Array<T> distributed_near_null_space(const DistributedCsrMatrix<T>& M, int b,
+                                       const Reduction<T>& reduction) const {
+    const Executor& exec = M.executor();
+    const size_type n = M.local_rows();
+    if (user_B_.empty()) {
+      Array<T> B(exec, n * b);
+      exec.visit([&](const auto& e) { sak::translations(e, n, b, B.data()); });
+      return B;
+    }
+    std::exception_ptr failure;
+    try {
+      for (std::size_t c = 0; c < user_B_.size(); ++c) {
+        const std::string what = "near_null_space[" + std::to_string(c) + "]";
+        if (user_B_[c].size() != n) {
+          throw invalid_argument("smoothed aggregation: " + what + " has " +
+                                 std::to_string(user_B_[c].size()) + " entries on process " +
+                                 std::to_string(M.communicator().rank()) + ", expected " +
+                                 std::to_string(n) + " (the process's rows of A, global rows [" +
+                                 std::to_string(M.row_partition().begin()) + ", " +
+                                 std::to_string(M.row_partition().end()) +
+                                 ")): a distributed near-null space is split by rows like A");
+        }
+        check_location(exec, user_B_[c].executor(), what.c_str(), "A");
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    strata::detail::agree_on_failure(M.communicator(), failure, "smoothed aggregation");
+    full_column_rank(user_B_, reduction);
+    const int k = static_cast<int>(user_B_.size());
+    Array<T> B(exec, n * k);
+    for (int c = 0; c < k && n > 0; ++c) {
+      copy_bytes(B.data() + c * n, exec, user_B_[static_cast<std::size_t>(c)].data(), exec,
+                 sizeof(T) * n);
+    }
+    return B;
+  }
+
+  /// D^-1 (block diagonal, within each process because nodes are whole)
+  /// as a distributed matrix with A's partition.
+  static DistributedCsrMatrix<T> block_diagonal_matrix(const RowPartition& rows,
+                                                       const BlockDiagonal<T>& dinv) {
+    const Executor& exec = dinv.executor();
+    const size_type nodes = dinv.block_rows();
+    const int b = dinv.block_size();
+    Array<offset_type> row_ptr(exec, nodes + 1);
+    Array<index_type> col_idx(exec, nodes);
+    exec.visit([&](const auto& e) {
+      sak::block_diagonal_pattern(e, nodes, row_ptr.data(), col_idx.data());
+    });
+    const BsrMatrix<T> D(nodes, nodes, b, b, std::move(row_ptr), std::move(col_idx),
+                         dinv.values().clone());
+    return from_diagonal_block(rows, rows, to_csr(D));
+  }
+
+  /// Runs `f` (work local to this process that may throw), then agrees on
+  /// failure with the others, so that no process goes on alone.
+  template <class F>
+  static void locally(const Communicator& comm, F&& f) {
+    std::exception_ptr failure;
+    try {
+      f();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    strata::detail::agree_on_failure(comm, failure, "smoothed aggregation");
+  }
+
+  /// D^-1 from this process's diagonal block (nodes are whole, so its
+  /// diagonal blocks are A's), omega from the distributed Arnoldi estimate,
+  /// and S = I - omega D^-1 A in the product dinv_a (built when `build`,
+  /// recomputed otherwise).
+  void distributed_smoothing_operator(const DistributedCsrMatrix<T>& M, SaLevel<T>& state,
+                                      bool build, StageTimes& times) const {
+    const Communicator& comm = M.communicator();
+    const Executor& exec = M.executor();
+    std::optional<StageTimer> clock(std::in_place, exec, times, "prolongator smoothing");
+    locally(comm, [&] {
+      if (build) {
+        state.dinv.emplace(BlockDiagonal<T>::inverse(*state.converted));
+      } else {
+        state.dinv->recompute(*state.converted);
+      }
+    });
+    clock.reset();
+    {
+      StageTimer rho_clock(exec, times, "prolongator damping rho");
+      const DistributedOperator<T> op(
+          std::shared_ptr<const DistributedCsrMatrix<T>>(std::shared_ptr<const void>(), &M));
+      const DistributedReduction<T> reduction(comm);
+      state.omega = params_.prolongator_damping /
+                    arnoldi_spectral_radius(op, *state.dinv, spectral_steps, reduction);
+    }
+    clock.emplace(exec, times, "prolongator smoothing");
+    const DistributedCsrMatrix<T> D = block_diagonal_matrix(M.row_partition(), *state.dinv);
+    if (build) {
+      state.dinv_a = std::make_shared<DistributedProduct<T>>(D, M);
+    } else {
+      state.dinv_a->recompute(D, M);
+    }
+    DistributedCsrMatrix<T>& S = *state.dinv_a->result();
+    const T omega = T(state.omega);
+    const size_type missing = exec.visit([&](const auto& e) {
+      const size_type m = sak::identity_minus_scaled(e, S.local_rows(), S.diag().row_ptr().data(),
+                                                     S.diag().col_idx().data(), true, omega,
+                                                     S.diag_values().data());
+      sak::identity_minus_scaled(e, S.local_rows(), S.offd().row_ptr().data(),
+                                 S.offd().col_idx().data(), false, omega, S.offd_values().data());
+      return m;
+    });
+    const size_type missing_anywhere = strata::detail::sum_over_processes(comm, missing);
+    if (missing_anywhere > 0) {
+      throw invalid_argument("smoothed aggregation: D^-1 A lacks " +
+                             std::to_string(missing_anywhere) +
+                             " diagonal entries over all processes; expected A to store its "
+                             "diagonal");
+    }
+  }
+
+  /// One distributed level (a DistributedCsrMatrix in scalar CSR form with
+  /// nodes of b consecutive rows, whole on each process). Aggregates lie
+  /// within each process: stages 1-3 are the serial ones on this process's
+  /// diagonal block as BSR (so one process gives the serial hierarchy);
+  /// the smoothing and R = P^T are distributed products.
+  std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& M, int level,
+                                                 StageTimes& times) {
+    const Communicator& comm = M.communicator();
+    const Executor& exec = M.executor();
+    if (M.col_partition() != M.row_partition()) {
+      throw invalid_argument("smoothed aggregation: level " + std::to_string(level) +
+                             " is a distributed matrix whose columns are not split like its "
+                             "rows; expected a square operator with one partition");
+    }
+    if (params_.filter_weak) {
+      throw invalid_argument(
+          "SmoothedAggregationParams.filter_weak is not supported on distributed levels yet "
+          "(the weak connections to other processes' rows are not filtered); set it false");
+    }
+    distributed_ = true;
+    if (level == 0) block_size_ = std::max(params_.block_size, 1);
+    const int b = level == 0 ? block_size_ : columns();
+    const int k = columns();
+    check_whole_nodes(M.row_partition(), b, level);
+    if (level == 0) {
+      const DistributedReduction<T> reduction(comm);
+      near_null_.push_back(distributed_near_null_space(M, b, reduction));
+    }
+    const Array<T>& B = near_null_[static_cast<std::size_t>(level)];
+    SaLevel<T> state;
+    locally(comm, [&] {
+      if (B.size() != M.local_rows() * k) {
+        throw dimension_mismatch("smoothed aggregation: the near-null space of level " +
+                                 std::to_string(level) + " has " + std::to_string(B.size()) +
+                                 " values on process " + std::to_string(comm.rank()) +
+                                 ", expected " + std::to_string(M.local_rows()) + " x " +
+                                 std::to_string(k));
+      }
+      state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(M.diag(), b));
+      strength_and_aggregation(*state.converted, level, state, times);
+    });
+    const size_type count = state.aggregates.count();
+    const size_type global_count = strata::detail::sum_over_processes(comm, count);
+    if (global_count == 0 || global_count * k >= M.global_rows()) return std::nullopt;
+    Array<T> coarse_B;
+    locally(comm,
+            [&] { coarse_B = tentative_prolongator(*state.converted, B, k, level, state, times); });
+    const RowPartition coarse_rows = RowPartition::from_local_rows(comm, count * k);
+    std::shared_ptr<DistributedCsrMatrix<T>> P;
+    {
+      StageTimer clock(exec, times, "interpolation");
+      P = std::make_shared<DistributedCsrMatrix<T>>(
+          from_diagonal_block(M.row_partition(), coarse_rows, to_csr(state.tentative)));
+      state.distributed_tentative = P;
+    }
+    if (params_.smooth_prolongator) {
+      distributed_smoothing_operator(M, state, true, times);
+      StageTimer clock(exec, times, "prolongator smoothing");
+      state.s_p = std::make_shared<DistributedProduct<T>>(*state.dinv_a->result(), *P);
+      P = state.s_p->result();
+    }
+    {
+      StageTimer clock(exec, times, "restriction");
+      state.distributed_R = std::make_shared<DistributedCsrMatrix<T>>(transpose(*P));
+    }
+    state.distributed_P = P;
+    state.converted.reset();
+    Transfer<T> transfer{std::make_shared<const DistributedOperator<T>>(state.distributed_P),
+                         std::make_shared<const DistributedOperator<T>>(state.distributed_R)};
+    if (keeps_prolongator()) {
+      SaLevel<T> kept;
+      kept.distributed_P = std::move(state.distributed_P);
+      kept.distributed_R = std::move(state.distributed_R);
+      state = std::move(kept);
+    }
+    levels_.push_back(std::move(state));
+    near_null_.push_back(std::move(coarse_B));
+    return transfer;
+  }
+
+  /// refresh() of a distributed level that re-smooths P: new D^-1, omega
+  /// and S on the kept products, P = S P_tent recomputed in place, R = P^T
+  /// again (the same pattern).
+  void refresh_distributed(const DistributedCsrMatrix<T>& M, int level, SaLevel<T>& state,
+                           StageTimes& times) {
+    if (!state.dinv_a || !state.s_p || !state.distributed_tentative) {
+      throw invalid_argument("smoothed aggregation: refresh of distributed level " +
+                             std::to_string(level) + " without its setup data");
+    }
+    const int b = state.dinv->block_size();
+    locally(M.communicator(),
+            [&] { state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(M.diag(), b)); });
+    distributed_smoothing_operator(M, state, false, times);
+    StageTimer clock(M.executor(), times, "prolongator smoothing");
+    state.s_p->recompute(*state.dinv_a->result(), *state.distributed_tentative);
+    *state.distributed_R = transpose(*state.distributed_P);
+    state.converted.reset();
+  }
+
   /// Whether refresh() leaves P alone: unsmoothed (P_tent depends on B
   /// only) or told to keep the smoothed P.
   bool keeps_prolongator() const {
@@ -445,14 +686,110 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     return block_size_ > 0 ? block_size_ : std::max(params_.block_size, 1);
   }
 
+  /// Stages 1 and 2 on a BSR matrix (the level, or on a distributed level
+  /// this process's diagonal block): block strength, then MIS(2) aggregates
+  /// of the nodes into state.aggregates (and state.keep).
+  void strength_and_aggregation(const BsrMatrix<T>& A, int level, SaLevel<T>& state,
+                                StageTimes& times) const {
+    const Executor& exec = A.executor();
+    const int b = A.row_block_size();
+    const size_type nodes = A.block_rows();
+    // 1. Strength on the block graph, through the node matrix whose classic
+    // strength (alpha = 0) is the symmetric block rule.
+    StrengthGraph<T> S;
+    {
+      StageTimer clock(exec, times, "strength");
+      Array<T> norm(exec, nodes);
+      Array<T> s(exec, A.num_blocks());
+      state.keep = Array<std::uint8_t>(exec, A.num_blocks());
+      const size_type bad = exec.visit([&](const auto& e) {
+        return sak::diagonal_block_norms(e, nodes, b, A.row_ptr().data(), A.col_idx().data(),
+                                         A.values().data(), norm.data());
+      });
+      if (bad > 0) {
+        throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " has " +
+                               std::to_string(bad) +
+                               " block rows whose diagonal block is missing, zero or not "
+                               "finite; expected a symmetric positive definite operator");
+      }
+      exec.visit([&](const auto& e) {
+        sak::block_strength(e, nodes, b, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+                            norm.data(), T(params_.strength_threshold), s.data(),
+                            state.keep.data());
+      });
+      const CsrMatrix<T> node_matrix(nodes, nodes, A.row_ptr().clone(), A.col_idx().clone(),
+                                     std::move(s));
+      S = strength_graph(node_matrix, 0.0);
+    }
+    // 2. MIS(2) aggregates of the nodes.
+    {
+      StageTimer clock(exec, times, "aggregation");
+      state.aggregates = aggregate(S, params_.seed, level);
+    }
+  }
+
+  /// Stage 3: P_tent (state.tentative) by per-aggregate QR of B (k
+  /// columns, column-major) over the aggregates' unknowns; returns the
+  /// coarse near-null space (the R factors).
+  Array<T> tentative_prolongator(const BsrMatrix<T>& A, const Array<T>& B, int k, int level,
+                                 SaLevel<T>& state, StageTimes& times) const {
+    const Executor& exec = A.executor();
+    const int b = A.row_block_size();
+    const size_type nodes = A.block_rows();
+    const size_type count = state.aggregates.count();
+    Array<T> coarse_B;
+    // 3. Tentative prolongator: per-aggregate QR over the aggregates' dofs.
+    {
+      StageTimer clock(exec, times, "interpolation");
+      Aggregates dofs;
+      dofs.aggregate = Array<index_type>(exec, A.rows());
+      dofs.root = state.aggregates.root.clone();  // only its count matters
+      exec.visit([&](const auto& e) {
+        sak::expand_aggregates(e, nodes, b, state.aggregates.aggregate.data(),
+                               dofs.aggregate.data());
+      });
+      detail::OrthonormalizedAggregates<T> q = detail::orthonormalize(dofs, B, k);
+      if (q.dropped > 0) {
+        const size_type small = exec.visit([&](const auto& e) {
+          return sak::complete_dropped_columns(
+              e, count, k, q.R.row_ptr().data(), q.R.values().data(), q.R.col_idx().data(),
+              q.P.row_ptr().data(), q.P.values().data(), q.keep.data());
+        });
+        if (small > 0) {
+          throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " has " +
+                                 std::to_string(small) +
+                                 " aggregates with fewer unknowns than the " + std::to_string(k) +
+                                 " near-null vectors and a rank-deficient near-null space on "
+                                 "them; use fewer near-null vectors or a larger block size");
+        }
+      }
+      // A node-aligned aggregate map makes P's values, node by node, the
+      // row-major b x k blocks of a BSR matrix with one block per block row.
+      Array<offset_type> t_row_ptr(exec, nodes + 1);
+      Array<index_type> t_col_idx(exec, nodes);
+      const size_type blocks = exec.visit([&](const auto& e) {
+        return sak::tentative_pattern(e, nodes, state.aggregates.aggregate.data(), t_row_ptr.data(),
+                                      t_col_idx.data());
+      });
+      Array<index_type> t_cols(exec, blocks);  // t_col_idx has room for every node
+      if (blocks > 0) {
+        copy_bytes(t_cols.data(), exec, t_col_idx.data(), exec, sizeof(index_type) * blocks);
+      }
+      state.tentative = BsrMatrix<T>(nodes, count, b, k, std::move(t_row_ptr), std::move(t_cols),
+                                     std::move(q.P.values()));
+      coarse_B = std::move(q.coarse_B);
+    }
+    return coarse_B;
+  }
+
   /// The level as BSR with square blocks (a CSR level only with block size
   /// 1, converted once per setup or refresh).
   const BsrMatrix<T>& block_matrix(const LevelOperator<T>& A, int level, SaLevel<T>& state) const {
     if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
       const BsrMatrix<T>& M = bsr->matrix();
       if (M.row_block_size() != M.col_block_size()) {
-        throw invalid_argument("smoothed aggregation: level " + std::to_string(level) +
-                               " has " + std::to_string(M.row_block_size()) + "x" +
+        throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " has " +
+                               std::to_string(M.row_block_size()) + "x" +
                                std::to_string(M.col_block_size()) +
                                " blocks; expected square blocks");
       }
@@ -475,8 +812,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), 1));
       return *state.converted;
     }
-    throw invalid_argument("smoothed aggregation: level " + std::to_string(level) +
-                           " is a " + A.kind() + " operator; expected CSR or BSR");
+    throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " is a " +
+                           A.kind() + " operator; expected CSR or BSR");
   }
 
   /// B on level 0, column-major on A's executor.
@@ -548,14 +885,14 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                            Af.col_idx().data(), Af.values().data(), state.contrib_ptr.data(),
                            state.contrib.data(), state.p_row.data(), Pt.row_ptr().data(),
                            Pt.values().data(), state.dinv->values().data(), T(state.omega),
-                           state.tentative_block.data(), state.scratch.data(),
-                           P.values().data());
+                           state.tentative_block.data(), state.scratch.data(), P.values().data());
     });
   }
 
   SmoothedAggregationParams params_;
   std::vector<Vector<T>> user_B_;
-  int block_size_ = 0;  // of level 0, once setup has seen it
+  int block_size_ = 0;        // of level 0, once setup has seen it
+  bool distributed_ = false;  // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
   std::vector<Array<T>> near_null_;  // B of each level built so far
 };

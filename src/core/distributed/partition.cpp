@@ -67,6 +67,19 @@ RowPartition RowPartition::uniform(Communicator comm, size_type global_rows) {
   return RowPartition(std::move(comm), std::move(offsets));
 }
 
+RowPartition RowPartition::uniform_nodes(Communicator comm, size_type global_rows, int block_size) {
+  if (block_size < 1 || global_rows < 0 || global_rows % block_size != 0) {
+    throw invalid_argument(
+        "RowPartition::uniform_nodes: global_rows = " + std::to_string(global_rows) +
+        ", block_size = " + std::to_string(block_size) +
+        "; expected block_size >= 1 dividing global_rows >= 0");
+  }
+  RowPartition nodes = uniform(std::move(comm), global_rows / block_size);
+  std::vector<global_index> offsets = nodes.offsets();
+  for (global_index& o : offsets) o *= block_size;
+  return RowPartition(nodes.communicator(), std::move(offsets));
+}
+
 global_index RowPartition::offset(int rank) const {
   if (rank < 0 || rank > processes()) {
     throw invalid_argument("RowPartition::offset: rank = " + std::to_string(rank) +

@@ -187,4 +187,23 @@ template <class Exec, class T>
 void transpose_values(const Exec& exec, size_type r_blocks, int b, int k,
                       const offset_type* source, const T* p_values, T* r_values);
 
+// ------------------------------------------------------------ distributed smoothing
+
+/// The pattern of a block-diagonal BSR matrix (one block per block row, on
+/// the diagonal): row_ptr[I] = I for I <= block_rows, col_idx[I] = I. With
+/// BlockDiagonal's values it is D^-1 as a matrix (the distributed
+/// prolongator smoothing multiplies it into A's rows).
+template <class Exec>
+void block_diagonal_pattern(const Exec& exec, size_type block_rows, offset_type* row_ptr,
+                            index_type* col_idx);
+
+/// S = I - omega M in place, on one block of a distributed matrix's rows
+/// (M = D^-1 A): values[e] = delta - omega values[e], delta = 1 where
+/// `diagonal` (the diagonal block, local columns) and col_idx[e] == i, 0
+/// otherwise (the off-diagonal block: only scaled). Returns the number of
+/// rows of a diagonal block that store no diagonal entry (0 otherwise).
+template <class Exec, class T>
+size_type identity_minus_scaled(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                                const index_type* col_idx, bool diagonal, T omega, T* values);
+
 }  // namespace strata::kernels::smoothed_aggregation

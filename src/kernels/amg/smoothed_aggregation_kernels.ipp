@@ -479,4 +479,30 @@ void transpose_values(const Exec& exec, size_type r_blocks, int b, int k,
   });
 }
 
+template <class Exec>
+void block_diagonal_pattern(const Exec& exec, size_type block_rows, offset_type* row_ptr,
+                            index_type* col_idx) {
+  parallel_for(exec, block_rows + 1, [=] STRATA_HD(size_type I) {
+    row_ptr[I] = static_cast<offset_type>(I);
+    if (I < block_rows) col_idx[I] = static_cast<index_type>(I);
+  });
+}
+
+template <class Exec, class T>
+size_type identity_minus_scaled(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                                const index_type* col_idx, bool diagonal, T omega, T* values) {
+  return transform_reduce(
+      exec, rows, size_type{0},
+      [=] STRATA_HD(size_type i) -> size_type {
+        bool found = false;
+        for (offset_type e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+          const bool on_diagonal = diagonal && static_cast<size_type>(col_idx[e]) == i;
+          found = found || on_diagonal;
+          values[e] = (on_diagonal ? T{1} : T{0}) - omega * values[e];
+        }
+        return diagonal && !found ? 1 : 0;
+      },
+      ops::Plus{});
+}
+
 }  // namespace strata::kernels::smoothed_aggregation
