@@ -392,7 +392,8 @@ void declare_aggregation(std::vector<Parameter>& out) {
             {.flags = {"--dimension"}});
   g.unsigned_integer("seed", &G::seed, "Seed of the MIS(2) random values");
   g.boolean("galerkin_by_spgemm", &G::galerkin_by_spgemm,
-            "Galerkin product by SpGEMM instead of sort and segmented reduction");
+            "Galerkin product by SpGEMM instead of the aggregation's own (sort and "
+            "segmented reduction on the device, row by row on the host)");
 }
 
 void declare_smoothed_aggregation(std::vector<Parameter>& out) {

@@ -350,6 +350,46 @@ TEST_P(AggregationStages, GalerkinBySortReduceEqualsSpgemmAndRecomputes) {
   }
 }
 
+/// The host's row-by-row product gives the SpGEMM product's pattern and
+/// values (to rounding), recomputes bit for bit like a fresh product, does
+/// not depend on the thread count, and refuses device matrices by name.
+TEST_P(AggregationStages, GalerkinByRowsOnTheHostEqualsSpgemmAndRecomputes) {
+  std::vector<std::pair<std::string, CsrMatrix<double>>> problems;
+  problems.emplace_back("poisson3d 12^3", gallery::poisson3d(exec(), 12, 12, 12));
+  problems.emplace_back("aniso2d 40x40", gallery::anisotropic2d(exec(), 40, 40, 0.001, 0.3));
+  problems.emplace_back("diffusion27 9^3", gallery::diffusion3d_27pt(exec(), 9, 9, 9));
+  for (const auto& [name, A] : problems) {
+    for (int columns : {1, 2}) {
+      std::vector<double> B(A.rows() * columns, 1.0);
+      for (size_type i = 0; i < A.rows() && columns == 2; ++i) B[A.rows() + i] = double(i % 7);
+      const auto S = amg::strength_graph(A, 0.25);
+      const auto a = amg::aggregate(S, 5);
+      const auto I = amg::piecewise_constant_interpolation(a, Array<double>(exec(), B), columns);
+      const std::string what = name + ", k = " + std::to_string(columns);
+      if (exec().is_cuda()) {
+        EXPECT_THROW(amg::RowwiseCoarseProduct<double>(I.R, A, I.P), invalid_argument) << what;
+        continue;
+      }
+      amg::RowwiseCoarseProduct<double> rows(I.R, A, I.P);
+      expect_same_matrix(rows.matrix(), galerkin_product(I.R, A, I.P), 1e-13, what);
+      const auto A2 = perturbed(A, 3);
+      rows.recompute(I.R, A2, I.P);
+      amg::RowwiseCoarseProduct<double> fresh(I.R, A2, I.P);
+      expect_same_matrix(rows.matrix(), fresh.matrix(), 0.0, what + " recompute");
+      // The same product with one thread and with three, bit for bit.
+      const auto on = [](const CsrMatrix<double>& M, const Executor& e) {
+        return CsrMatrix<double>(M.rows(), M.cols(), M.row_ptr().to(e), M.col_idx().to(e),
+                                 M.values().to(e));
+      };
+      const Executor one = Executor::host(1), three = Executor::host(3);
+      amg::RowwiseCoarseProduct<double> with_one(on(I.R, one), on(A2, one), on(I.P, one));
+      amg::RowwiseCoarseProduct<double> with_three(on(I.R, three), on(A2, three), on(I.P, three));
+      expect_same_matrix(with_one.matrix(), with_three.matrix(), 0.0, what + " threads");
+      EXPECT_THROW(rows.recompute(I.R, gallery::poisson2d(exec(), 5, 5), I.P), invalid_argument);
+    }
+  }
+}
+
 TEST_P(AggregationStages, ParametersAreValidated) {
   const auto bad = [](AggregationParams p) { return amg::make_aggregation_coarsening<double>(p); };
   try {

@@ -56,7 +56,9 @@ struct AggregationParams {
   /// and point index: the same on host and device).
   std::uint64_t seed = 1;
   /// Form R A P with the general SpGEMM path (two row-wise sparse products)
-  /// instead of the sort + segmented reduction; for comparison.
+  /// instead of the aggregation's own product: sort + segmented reduction
+  /// on the device (SortReduceCoarseProduct), row by row on the host
+  /// (RowwiseCoarseProduct); for comparison.
   bool galerkin_by_spgemm = false;
 };
 
@@ -198,6 +200,36 @@ class SortReduceCoarseProduct final : public CoarseProduct<T> {
   Array<offset_type> entry_, right_;
   size_type sorted_products_ = 0;
   size_type a_rows_ = 0, a_nnz_ = 0, p_rows_ = 0, p_cols_ = 0, p_nnz_ = 0;
+};
+
+/// Stage 4 on the host: A_c = R A P row by row, each coarse row summed into
+/// a dense accumulator of n_c entries per thread (Gustavson's method for
+/// the triple product). On the host the sort of sort/reduce costs more than
+/// the whole product (7-point 128^3 on two cores: see bench/NOTES.md), while
+/// one coarse row's accumulator stays in cache. The pattern is kept, so
+/// recompute() repeats only the sums; each coarse entry is summed in a
+/// fixed order (R's fine rows, then A's and P's entries as stored), so the
+/// result does not depend on the thread count. Host matrices only
+/// (location_mismatch otherwise); any R, A, P of matching shapes.
+template <class T>
+class RowwiseCoarseProduct final : public CoarseProduct<T> {
+ public:
+  RowwiseCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+  std::shared_ptr<const LevelOperator<T>> result() const override { return op_; }
+  /// A_c as a CSR matrix.
+  const CsrMatrix<T>& matrix() const noexcept { return *Ac_; }
+  /// New values of R, A and P on the patterns of construction (shapes and
+  /// nonzero counts are checked: invalid_argument). Equals a fresh product
+  /// bit for bit.
+  void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P);
+  /// The same for CSR level operators (invalid_argument for other kinds).
+  void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                 const LevelOperator<T>& P) override;
+
+ private:
+  std::shared_ptr<CsrMatrix<T>> Ac_;  // values recomputed in place
+  std::shared_ptr<const CsrOperator<T>> op_;
+  size_type r_nnz_ = 0, a_rows_ = 0, a_nnz_ = 0, p_cols_ = 0, p_nnz_ = 0;
 };
 
 }  // namespace strata::amg

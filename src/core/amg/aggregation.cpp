@@ -321,6 +321,78 @@ void SortReduceCoarseProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatri
   });
 }
 
+template <class T>
+RowwiseCoarseProduct<T>::RowwiseCoarseProduct(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                              const CsrMatrix<T>& P) {
+  const Executor& exec = A.executor();
+  require(exec.is_host(), "RowwiseCoarseProduct: host matrices only; A is on " + exec.name() +
+                              " (the device's product is SortReduceCoarseProduct)");
+  check_location(exec, P.executor(), "P", "A");
+  check_location(exec, R.executor(), "R", "A");
+  if (A.rows() != A.cols() || P.rows() != A.cols() || R.rows() != P.cols() ||
+      R.cols() != A.rows()) {
+    throw dimension_mismatch("RowwiseCoarseProduct: needs a square A, P with A.cols() rows and "
+                             "R with P.cols() rows and A.rows() columns; A is " +
+                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", P " +
+                             std::to_string(P.rows()) + " x " + std::to_string(P.cols()) + ", R " +
+                             std::to_string(R.rows()) + " x " + std::to_string(R.cols()));
+  }
+  const size_type coarse = P.cols();
+  Array<offset_type> row_ptr;
+  Array<index_type> col_idx;
+  exec.visit([&](const auto& e) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
+      agg::galerkin_rows_pattern(e, coarse, R.row_ptr().data(), R.col_idx().data(),
+                                 A.row_ptr().data(), A.col_idx().data(), P.row_ptr().data(),
+                                 P.col_idx().data(), row_ptr, col_idx);
+    }
+  });
+  Array<T> values(exec, col_idx.size());
+  Ac_ = std::make_shared<CsrMatrix<T>>(coarse, coarse, std::move(row_ptr), std::move(col_idx),
+                                       std::move(values));
+  op_ = std::make_shared<const CsrOperator<T>>(Ac_);
+  r_nnz_ = R.nnz();
+  a_rows_ = A.rows();
+  a_nnz_ = A.nnz();
+  p_cols_ = P.cols();
+  p_nnz_ = P.nnz();
+  recompute(R, A, P);
+}
+
+template <class T>
+void RowwiseCoarseProduct<T>::recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                                        const LevelOperator<T>& P) {
+  const char* who = "RowwiseCoarseProduct::recompute";
+  recompute(csr_matrix(R, who), csr_matrix(A, who), csr_matrix(P, who));
+}
+
+template <class T>
+void RowwiseCoarseProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                        const CsrMatrix<T>& P) {
+  const Executor& exec = Ac_->executor();
+  check_location(exec, A.executor(), "A", "the coarse product");
+  check_location(exec, P.executor(), "P", "the coarse product");
+  check_location(exec, R.executor(), "R", "the coarse product");
+  if (R.nnz() != r_nnz_ || A.rows() != a_rows_ || A.nnz() != a_nnz_ || P.cols() != p_cols_ ||
+      P.nnz() != p_nnz_) {
+    throw invalid_argument("RowwiseCoarseProduct::recompute: the patterns changed (A has " +
+                           std::to_string(A.rows()) + " rows and " + std::to_string(A.nnz()) +
+                           " nonzeros, P " + std::to_string(P.cols()) + " columns and " +
+                           std::to_string(P.nnz()) + " nonzeros; built for " +
+                           std::to_string(a_rows_) + ", " + std::to_string(a_nnz_) + ", " +
+                           std::to_string(p_cols_) + " and " + std::to_string(p_nnz_) + ")");
+  }
+  exec.visit([&](const auto& e) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
+      agg::galerkin_rows_values(e, Ac_->rows(), R.row_ptr().data(), R.col_idx().data(),
+                                R.values().data(), A.row_ptr().data(), A.col_idx().data(),
+                                A.values().data(), P.row_ptr().data(), P.col_idx().data(),
+                                P.values().data(), Ac_->row_ptr().data(), Ac_->col_idx().data(),
+                                Ac_->values().data());
+    }
+  });
+}
+
 // ------------------------------------------------------------ the coarsening
 
 namespace {
@@ -343,6 +415,7 @@ class AggregationCoarsening final : public Coarsening<T> {
     // and iteration counts that vary a little with the number of processes).
     const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A);
     if (distributed != nullptr) distributed_ = true;
+    if (level == 0) on_host_ = level_A.executor().is_host();
     const CsrMatrix<T>& A =
         distributed ? distributed->matrix().diag() : csr_matrix(level_A, "aggregation coarsening");
     const Executor& exec = A.executor();
@@ -419,7 +492,11 @@ class AggregationCoarsening final : public Coarsening<T> {
                                              const LevelOperator<T>& P) override {
     if (A.distributed()) return A.galerkin(R, P);  // R (A P), fetching rows of P and A P
     if (params_.galerkin_by_spgemm) return make_coarse_product(R, A, P);
-    const char* who = "aggregation coarsening (Galerkin by sort/reduce)";
+    const char* who = "aggregation coarsening (its Galerkin product)";
+    if (A.executor().is_host()) {
+      return std::make_unique<RowwiseCoarseProduct<T>>(csr_matrix(R, who), csr_matrix(A, who),
+                                                       csr_matrix(P, who));
+    }
     return std::make_unique<SortReduceCoarseProduct<T>>(csr_matrix(R, who), csr_matrix(A, who),
                                                         csr_matrix(P, who));
   }
@@ -432,7 +509,9 @@ class AggregationCoarsening final : public Coarsening<T> {
                             : "B with " + std::to_string(columns_) + " columns") +
            (distributed_ ? ", aggregates within each process, Galerkin by distributed SpGEMM"
                          : ", Galerkin by " +
-                               std::string(params_.galerkin_by_spgemm ? "SpGEMM" : "sort/reduce"));
+                               std::string(params_.galerkin_by_spgemm ? "SpGEMM"
+                                           : on_host_                  ? "rows (host)"
+                                                                       : "sort/reduce"));
   }
 
  private:
@@ -462,6 +541,7 @@ class AggregationCoarsening final : public Coarsening<T> {
   int columns_;
   std::vector<Array<T>> near_null_;  // B of each level built so far
   bool distributed_ = false;         // a distributed level was coarsened
+  bool on_host_ = false;             // level 0 lives on the host (its Galerkin product)
 };
 
 }  // namespace
@@ -486,6 +566,7 @@ template Aggregates aggregate<double>(const StrengthGraph<double>&, std::uint64_
 template PiecewiseConstantInterpolation<double> piecewise_constant_interpolation<double>(
     const Aggregates&, const Array<double>&, int);
 template class SortReduceCoarseProduct<double>;
+template class RowwiseCoarseProduct<double>;
 template detail::OrthonormalizedAggregates<double> detail::orthonormalize<double>(
     const Aggregates&, const Array<double>&, int);
 template std::unique_ptr<Coarsening<double>> make_aggregation_coarsening<double>(

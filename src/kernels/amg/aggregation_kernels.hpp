@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "strata/amg/aggregation.hpp"
+#include "strata/core/array.hpp"
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
 
@@ -220,5 +221,32 @@ void galerkin_values(const Exec& exec, size_type rows, size_type coarse_nnz,
                      const offset_type* p_row_ptr, const GalerkinPlanView& plan, const T* a_values,
                      const T* p_values, T* slot_values, T* ac_values);
 
+// ------------------------------------------------ the host's Galerkin product
+// R A P row by row with a dense accumulator per thread (Gustavson's method
+// for the triple product): on the host the sort of sort/reduce costs more
+// than the whole product, while a coarse row's accumulator (n_c entries)
+// stays in cache. Host only; the device keeps sort/reduce. Each coarse row
+// is summed in a fixed order (its fine rows as R lists them, then A's and
+// P's entries in stored order), so the result does not depend on the
+// thread count.
+
+/// A_c's pattern: row_ptr (n_c + 1 entries) and each row's columns, sorted.
+/// R is n_c x n (P^T), A n x n, P n x n_c.
+void galerkin_rows_pattern(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
+                           const index_type* r_col_idx, const offset_type* a_row_ptr,
+                           const index_type* a_col_idx, const offset_type* p_row_ptr,
+                           const index_type* p_col_idx, Array<offset_type>& row_ptr,
+                           Array<index_type>& col_idx);
+
+/// A_c's values on that pattern: ac[I, J] = sum over i in R's row I, j in
+/// A's row i, J in P's row j of r_Ii a_ij p_jJ.
+template <class T>
+void galerkin_rows_values(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
+                          const index_type* r_col_idx, const T* r_values,
+                          const offset_type* a_row_ptr, const index_type* a_col_idx,
+                          const T* a_values, const offset_type* p_row_ptr,
+                          const index_type* p_col_idx, const T* p_values,
+                          const offset_type* ac_row_ptr, const index_type* ac_col_idx,
+                          T* ac_values);
 
 }  // namespace strata::kernels::aggregation

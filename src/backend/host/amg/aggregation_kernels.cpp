@@ -1,8 +1,114 @@
-// Host instantiation of the aggregation kernels (aggregation_kernels.ipp).
+// Host instantiation of the aggregation kernels (aggregation_kernels.ipp),
+// and the host's own Galerkin product (row by row, see the header).
 #include "kernels/amg/aggregation_kernels.ipp"
 
+#include <algorithm>
+#include <vector>
+
 #include "backend/host/base/parallel.hpp"
+#include "strata/core/primitives.hpp"
 
 #define STRATA_EXEC HostExec
 #include "kernels/amg/aggregation_instantiate.inc"
 #undef STRATA_EXEC
+
+namespace strata::kernels::aggregation {
+
+namespace {
+
+/// f(first, last, scratch) over contiguous shares of [0, rows), one per
+/// thread, each with its own scratch of `width` entries set to -1.
+template <class F>
+void for_each_share(const HostExec& exec, size_type rows, size_type width, F&& f) {
+  const size_type shares = std::max<size_type>(
+      1, std::min<size_type>(host_detail::thread_count(exec), rows / 256 + 1));
+  host_detail::for_each_task(exec, shares, [&](size_type s) {
+    std::vector<index_type> scratch(static_cast<std::size_t>(width), -1);
+    f(rows * s / shares, rows * (s + 1) / shares, scratch.data());
+  });
+}
+
+}  // namespace
+
+void galerkin_rows_pattern(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
+                           const index_type* r_col_idx, const offset_type* a_row_ptr,
+                           const index_type* a_col_idx, const offset_type* p_row_ptr,
+                           const index_type* p_col_idx, Array<offset_type>& row_ptr,
+                           Array<index_type>& col_idx) {
+  row_ptr = Array<offset_type>(exec, coarse + 1);
+  offset_type* ptr = row_ptr.data();
+  // The columns J reached from row I, each once: marker[J] == I once seen.
+  const auto visit = [&](size_type I, index_type* marker, auto&& found) {
+    for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
+      const index_type i = r_col_idx[q];
+      for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
+        const index_type j = a_col_idx[k];
+        for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t) {
+          const index_type J = p_col_idx[t];
+          if (marker[J] != static_cast<index_type>(I)) {
+            marker[J] = static_cast<index_type>(I);
+            found(J);
+          }
+        }
+      }
+    }
+  };
+  for_each_share(exec, coarse, coarse, [&](size_type first, size_type last, index_type* marker) {
+    for (size_type I = first; I < last; ++I) {
+      offset_type count = 0;
+      visit(I, marker, [&](index_type) { ++count; });
+      ptr[I] = count;
+    }
+  });
+  ptr[coarse] = 0;
+  const offset_type nnz = exclusive_scan(row_ptr, row_ptr);
+  col_idx = Array<index_type>(exec, nnz);
+  index_type* cols = col_idx.data();
+  for_each_share(exec, coarse, coarse, [&](size_type first, size_type last, index_type* marker) {
+    for (size_type I = first; I < last; ++I) {
+      offset_type at = ptr[I];
+      visit(I, marker, [&](index_type J) { cols[at++] = J; });
+      std::sort(cols + ptr[I], cols + ptr[I + 1]);
+    }
+  });
+}
+
+template <class T>
+void galerkin_rows_values(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
+                          const index_type* r_col_idx, const T* r_values,
+                          const offset_type* a_row_ptr, const index_type* a_col_idx,
+                          const T* a_values, const offset_type* p_row_ptr,
+                          const index_type* p_col_idx, const T* p_values,
+                          const offset_type* ac_row_ptr, const index_type* ac_col_idx,
+                          T* ac_values) {
+  // position[J]: where column J of the current row is stored (set for the
+  // row's own columns before its sums, so no reset is needed).
+  for_each_share(exec, coarse, coarse, [&](size_type first, size_type last, index_type* position) {
+    for (size_type I = first; I < last; ++I) {
+      for (offset_type c = ac_row_ptr[I]; c < ac_row_ptr[I + 1]; ++c) {
+        position[ac_col_idx[c]] = static_cast<index_type>(c - ac_row_ptr[I]);
+        ac_values[c] = T{0};
+      }
+      T* row = ac_values + ac_row_ptr[I];
+      for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
+        const index_type i = r_col_idx[q];
+        const T r = r_values[q];
+        for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
+          const index_type j = a_col_idx[k];
+          const T ra = r * a_values[k];
+          for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t) {
+            row[position[p_col_idx[t]]] += ra * p_values[t];
+          }
+        }
+      }
+    }
+  });
+}
+
+template void galerkin_rows_values(const HostExec&, size_type, const offset_type*,
+                                   const index_type*, const double*, const offset_type*,
+                                   const index_type*, const double*, const offset_type*,
+                                   const index_type*, const double*, const offset_type*,
+                                   const index_type*, double*);
+
+}  // namespace strata::kernels::aggregation
