@@ -31,7 +31,6 @@ KrylovParams tolerance(double tol = 1e-8, int maxit = 500) {
   return p;
 }
 
-
 /// The paper's solver: K-cycles on two levels, damped Jacobi 4/(3 rho).
 HierarchyParams kcycle_params(CycleType cycle = CycleType::K) {
   HierarchyParams p;
@@ -319,34 +318,50 @@ void expect_same_matrix(const CsrMatrix<double>& X, const CsrMatrix<double>& Y, 
   }
 }
 
-TEST_P(AggregationStages, GalerkinBySortReduceEqualsSpgemmAndRecomputes) {
+/// The operands of the Galerkin product tests: gallery problems, each with
+/// a piecewise-constant P for one and for two near-null vectors.
+struct GalerkinCase {
+  std::string what;
+  CsrMatrix<double> A;
+  int columns;
+  amg::PiecewiseConstantInterpolation<double> I;
+};
+
+std::vector<GalerkinCase> galerkin_cases(const Executor& exec) {
   std::vector<std::pair<std::string, CsrMatrix<double>>> problems;
-  problems.emplace_back("poisson3d 12^3", gallery::poisson3d(exec(), 12, 12, 12));
-  problems.emplace_back("aniso2d 40x40", gallery::anisotropic2d(exec(), 40, 40, 0.001, 0.3));
-  problems.emplace_back("diffusion27 9^3", gallery::diffusion3d_27pt(exec(), 9, 9, 9));
+  problems.emplace_back("poisson3d 12^3", gallery::poisson3d(exec, 12, 12, 12));
+  problems.emplace_back("aniso2d 40x40", gallery::anisotropic2d(exec, 40, 40, 0.001, 0.3));
+  problems.emplace_back("diffusion27 9^3", gallery::diffusion3d_27pt(exec, 9, 9, 9));
+  std::vector<GalerkinCase> cases;
   for (const auto& [name, A] : problems) {
     for (int columns : {1, 2}) {
       std::vector<double> B(A.rows() * columns, 1.0);
       for (size_type i = 0; i < A.rows() && columns == 2; ++i) B[A.rows() + i] = double(i % 7);
       const auto S = amg::strength_graph(A, 0.25);
       const auto a = amg::aggregate(S, 5);
-      const auto I = amg::piecewise_constant_interpolation(a, Array<double>(exec(), B), columns);
-      const auto& P = I.P;
-      const auto& R = I.R;
-      amg::SortReduceCoarseProduct<double> sorted(R, A, P);
-      const auto reference = galerkin_product(R, A, P);
-      const std::string what = name + ", k = " + std::to_string(columns);
-      expect_same_matrix(sorted.matrix(), reference, 1e-13, what);
-      // Row-combined: fewer than one product per nonzero and pair of P entries.
-      EXPECT_LT(sorted.contributions(), A.nnz() * columns * columns) << what;
-      // A value-only recompute equals a fresh product, bit for bit.
-      const auto A2 = perturbed(A, 3);
-      sorted.recompute(R, A2, P);
-      amg::SortReduceCoarseProduct<double> fresh(R, A2, P);
-      expect_same_matrix(sorted.matrix(), fresh.matrix(), 0.0, what + " recompute");
-      expect_same_matrix(sorted.matrix(), galerkin_product(R, A2, P), 1e-13, what + " vs spgemm");
-      EXPECT_THROW(sorted.recompute(R, gallery::poisson2d(exec(), 5, 5), P), invalid_argument);
+      cases.push_back({name + ", k = " + std::to_string(columns), A.clone(), columns,
+                       amg::piecewise_constant_interpolation(a, Array<double>(exec, B), columns)});
     }
+  }
+  return cases;
+}
+
+TEST_P(AggregationStages, GalerkinBySortReduceEqualsSpgemmAndRecomputes) {
+  for (const auto& [what, A, columns, I] : galerkin_cases(exec())) {
+    const auto& P = I.P;
+    const auto& R = I.R;
+    amg::SortReduceCoarseProduct<double> sorted(R, A, P);
+    const auto reference = galerkin_product(R, A, P);
+    expect_same_matrix(sorted.matrix(), reference, 1e-13, what);
+    // Row-combined: fewer than one product per nonzero and pair of P entries.
+    EXPECT_LT(sorted.contributions(), A.nnz() * columns * columns) << what;
+    // A value-only recompute equals a fresh product, bit for bit.
+    const auto A2 = perturbed(A, 3);
+    sorted.recompute(R, A2, P);
+    amg::SortReduceCoarseProduct<double> fresh(R, A2, P);
+    expect_same_matrix(sorted.matrix(), fresh.matrix(), 0.0, what + " recompute");
+    expect_same_matrix(sorted.matrix(), galerkin_product(R, A2, P), 1e-13, what + " vs spgemm");
+    EXPECT_THROW(sorted.recompute(R, gallery::poisson2d(exec(), 5, 5), P), invalid_argument);
   }
 }
 
@@ -354,39 +369,28 @@ TEST_P(AggregationStages, GalerkinBySortReduceEqualsSpgemmAndRecomputes) {
 /// values (to rounding), recomputes bit for bit like a fresh product, does
 /// not depend on the thread count, and refuses device matrices by name.
 TEST_P(AggregationStages, GalerkinByRowsOnTheHostEqualsSpgemmAndRecomputes) {
-  std::vector<std::pair<std::string, CsrMatrix<double>>> problems;
-  problems.emplace_back("poisson3d 12^3", gallery::poisson3d(exec(), 12, 12, 12));
-  problems.emplace_back("aniso2d 40x40", gallery::anisotropic2d(exec(), 40, 40, 0.001, 0.3));
-  problems.emplace_back("diffusion27 9^3", gallery::diffusion3d_27pt(exec(), 9, 9, 9));
-  for (const auto& [name, A] : problems) {
-    for (int columns : {1, 2}) {
-      std::vector<double> B(A.rows() * columns, 1.0);
-      for (size_type i = 0; i < A.rows() && columns == 2; ++i) B[A.rows() + i] = double(i % 7);
-      const auto S = amg::strength_graph(A, 0.25);
-      const auto a = amg::aggregate(S, 5);
-      const auto I = amg::piecewise_constant_interpolation(a, Array<double>(exec(), B), columns);
-      const std::string what = name + ", k = " + std::to_string(columns);
-      if (exec().is_cuda()) {
-        EXPECT_THROW(amg::RowwiseCoarseProduct<double>(I.R, A, I.P), invalid_argument) << what;
-        continue;
-      }
-      amg::RowwiseCoarseProduct<double> rows(I.R, A, I.P);
-      expect_same_matrix(rows.matrix(), galerkin_product(I.R, A, I.P), 1e-13, what);
-      const auto A2 = perturbed(A, 3);
-      rows.recompute(I.R, A2, I.P);
-      amg::RowwiseCoarseProduct<double> fresh(I.R, A2, I.P);
-      expect_same_matrix(rows.matrix(), fresh.matrix(), 0.0, what + " recompute");
-      // The same product with one thread and with three, bit for bit.
-      const auto on = [](const CsrMatrix<double>& M, const Executor& e) {
-        return CsrMatrix<double>(M.rows(), M.cols(), M.row_ptr().to(e), M.col_idx().to(e),
-                                 M.values().to(e));
-      };
-      const Executor one = Executor::host(1), three = Executor::host(3);
-      amg::RowwiseCoarseProduct<double> with_one(on(I.R, one), on(A2, one), on(I.P, one));
-      amg::RowwiseCoarseProduct<double> with_three(on(I.R, three), on(A2, three), on(I.P, three));
-      expect_same_matrix(with_one.matrix(), with_three.matrix(), 0.0, what + " threads");
-      EXPECT_THROW(rows.recompute(I.R, gallery::poisson2d(exec(), 5, 5), I.P), invalid_argument);
+  for (const auto& [what, A, columns, I] : galerkin_cases(exec())) {
+    (void)columns;
+    if (exec().is_cuda()) {
+      EXPECT_THROW(amg::RowwiseCoarseProduct<double>(I.R, A, I.P), invalid_argument) << what;
+      continue;
     }
+    amg::RowwiseCoarseProduct<double> rows(I.R, A, I.P);
+    expect_same_matrix(rows.matrix(), galerkin_product(I.R, A, I.P), 1e-13, what);
+    const auto A2 = perturbed(A, 3);
+    rows.recompute(I.R, A2, I.P);
+    amg::RowwiseCoarseProduct<double> fresh(I.R, A2, I.P);
+    expect_same_matrix(rows.matrix(), fresh.matrix(), 0.0, what + " recompute");
+    // The same product with one thread and with three, bit for bit.
+    const auto on = [](const CsrMatrix<double>& M, const Executor& e) {
+      return CsrMatrix<double>(M.rows(), M.cols(), M.row_ptr().to(e), M.col_idx().to(e),
+                               M.values().to(e));
+    };
+    const Executor one = Executor::host(1), three = Executor::host(3);
+    amg::RowwiseCoarseProduct<double> with_one(on(I.R, one), on(A2, one), on(I.P, one));
+    amg::RowwiseCoarseProduct<double> with_three(on(I.R, three), on(A2, three), on(I.P, three));
+    expect_same_matrix(with_one.matrix(), with_three.matrix(), 0.0, what + " threads");
+    EXPECT_THROW(rows.recompute(I.R, gallery::poisson2d(exec(), 5, 5), I.P), invalid_argument);
   }
 }
 
@@ -417,9 +421,11 @@ TEST_P(AggregationStages, ParametersAreValidated) {
   const auto A = gallery::poisson2d(exec(), 10, 10);
   std::vector<Vector<double>> short_b;
   short_b.emplace_back(exec(), 99, 1.0);
-  EXPECT_THROW(Hierarchy<double>(test::shared(A), aggregation(2, std::move(short_b)), {.coarse_size = 10}),
-               dimension_mismatch);
-  EXPECT_THROW(Hierarchy<double>(test::shared(A), aggregation(2), {.kcycle_levels = -1}), invalid_argument);
+  EXPECT_THROW(
+      Hierarchy<double>(test::shared(A), aggregation(2, std::move(short_b)), {.coarse_size = 10}),
+      dimension_mismatch);
+  EXPECT_THROW(Hierarchy<double>(test::shared(A), aggregation(2), {.kcycle_levels = -1}),
+               invalid_argument);
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(AggregationStages);
@@ -583,8 +589,9 @@ TEST_P(AggregationAmg, ResetupKeepsTheAggregatesAndEqualsAFreshSetup) {
 TEST_P(AggregationAmg, GalerkinBySpgemmBuildsTheSameHierarchy) {
   const auto A = gallery::poisson2d(exec(), 64, 64);
   Hierarchy<double> sorted(test::shared(A), aggregation(2), {.coarse_size = 100});
-  Hierarchy<double> spgemm(test::shared(
-      A), amg::make_aggregation_coarsening<double>({.dimension = 2, .galerkin_by_spgemm = true}),
+  Hierarchy<double> spgemm(
+      test::shared(A),
+      amg::make_aggregation_coarsening<double>({.dimension = 2, .galerkin_by_spgemm = true}),
       {.coarse_size = 100});
   // Level 1 comes from the same aggregates; below, rounding differences in
   // the two products may tip a borderline strength comparison.
@@ -643,8 +650,8 @@ TEST(AggregationDevice, KcycleGrowthFrom64To256IsAtMostThirtyPercent) {
     Vector<double> b(d, A.rows(), 1.0), x(d, A.rows(), 0.0);
     const auto info = solve(KrylovMethod{Fcg{tolerance()}}, op, b, x, &H);
     EXPECT_TRUE(info.converged()) << info.message;
-    std::printf("  [ %lld^3 ] %d levels (coarsest %s), FCG + K-cycle %d iterations\n",
-                (long long)n, H.num_levels(), H.summary().coarse_solver.c_str(), info.iterations);
+    std::printf("  [ %lld^3 ] %d levels (coarsest %s), FCG + K-cycle %d iterations\n", (long long)n,
+                H.num_levels(), H.summary().coarse_solver.c_str(), info.iterations);
     iterations.push_back(info.iterations);
   }
   EXPECT_LE(iterations[2], 1.3 * iterations[0]);
@@ -731,17 +738,21 @@ TEST_P(KrylovFcg, JacobiWithEstimatedOmegaIsFourThirdsOverRho) {
   EXPECT_LT(omega, 4.0 / (3.0 * 1.3));
   auto half = make_smoother(test::shared(A), JacobiParams{.omega = 0.5, .estimate_omega = true});
   EXPECT_NEAR(half->diagonal_scaling()->to_vector()[0] * 4.0, 0.5 * omega, 1e-14);
-  EXPECT_THROW(make_smoother(test::shared(A), JacobiParams{.estimate_omega = true, .estimation_steps = 11}),
-               invalid_argument);
+  EXPECT_THROW(
+      make_smoother(test::shared(A), JacobiParams{.estimate_omega = true, .estimation_steps = 11}),
+      invalid_argument);
   // Up to 5 steps the Arnoldi Ritz values come from the Krylov Gram matrix;
   // for symmetric A they are Lanczos's.
   const auto B = gallery::poisson2d(exec(), 30, 30);
   for (int steps : {1, 3, 5}) {
     const double lanczos = lanczos_max_eigenvalue(CsrOperator<double>(test::shared(B)), steps);
-    EXPECT_NEAR(arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), steps), lanczos, 1e-7 * lanczos) << steps;
+    EXPECT_NEAR(arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), steps), lanczos,
+                1e-7 * lanczos)
+        << steps;
   }
   // Beyond 5 steps the classical Gram-Schmidt loop; both approach rho from below.
-  EXPECT_LE(arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), 5), arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), 8) * (1 + 1e-9));
+  EXPECT_LE(arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), 5),
+            arnoldi_spectral_radius(CsrOperator<double>(test::shared(B)), 8) * (1 + 1e-9));
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(KrylovFcg);
