@@ -331,11 +331,12 @@ RowwiseCoarseProduct<T>::RowwiseCoarseProduct(const CsrMatrix<T>& R, const CsrMa
   check_location(exec, R.executor(), "R", "A");
   if (A.rows() != A.cols() || P.rows() != A.cols() || R.rows() != P.cols() ||
       R.cols() != A.rows()) {
-    throw dimension_mismatch("RowwiseCoarseProduct: needs a square A, P with A.cols() rows and "
-                             "R with P.cols() rows and A.rows() columns; A is " +
-                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", P " +
-                             std::to_string(P.rows()) + " x " + std::to_string(P.cols()) + ", R " +
-                             std::to_string(R.rows()) + " x " + std::to_string(R.cols()));
+    throw dimension_mismatch(
+        "RowwiseCoarseProduct: needs a square A, P with A.cols() rows and "
+        "R with P.cols() rows and A.rows() columns; A is " +
+        std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", P " +
+        std::to_string(P.rows()) + " x " + std::to_string(P.cols()) + ", R " +
+        std::to_string(R.rows()) + " x " + std::to_string(R.cols()));
   }
   const size_type coarse = P.cols();
   Array<offset_type> row_ptr;
@@ -470,22 +471,7 @@ class AggregationCoarsening final : public Coarsening<T> {
     const auto next = static_cast<std::size_t>(level) + 1;
     require(next < near_null_.size(), "aggregation coarsening: level " + std::to_string(level) +
                                           " has no coarse near-null space to move");
-    const Array<T>& B = near_null_[next];
-    const Executor& exec = B.executor();
-    const size_type rows = B.size() / columns_;
-    std::vector<Vector<T>> moved;
-    for (int c = 0; c < columns_; ++c) {
-      Vector<T> column(exec, rows);
-      if (rows > 0) copy_bytes(column.data(), exec, B.data() + c * rows, exec, sizeof(T) * rows);
-      moved.push_back(move(column));
-    }
-    const size_type new_rows = moved.front().size();
-    Array<T> result(exec, new_rows * columns_);
-    for (int c = 0; c < columns_ && new_rows > 0; ++c) {
-      copy_bytes(result.data() + c * new_rows, exec, moved[std::size_t(c)].data(), exec,
-                 sizeof(T) * new_rows);
-    }
-    near_null_[next] = std::move(result);
+    near_null_[next] = detail::move_near_null_rows(near_null_[next], columns_, move);
   }
 
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
@@ -508,10 +494,9 @@ class AggregationCoarsening final : public Coarsening<T> {
            (user_B_.empty() ? std::string("B = 1")
                             : "B with " + std::to_string(columns_) + " columns") +
            (distributed_ ? ", aggregates within each process, Galerkin by distributed SpGEMM"
-                         : ", Galerkin by " +
-                               std::string(params_.galerkin_by_spgemm ? "SpGEMM"
-                                           : on_host_                  ? "rows (host)"
-                                                                       : "sort/reduce"));
+                         : ", Galerkin by " + std::string(params_.galerkin_by_spgemm ? "SpGEMM"
+                                                          : on_host_                 ? "rows (host)"
+                                                                     : "sort/reduce"));
   }
 
  private:

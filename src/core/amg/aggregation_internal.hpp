@@ -4,7 +4,9 @@
 // aggregation (which completes them, to keep P's b x k block structure).
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "strata/amg/aggregation.hpp"
 
@@ -34,5 +36,28 @@ struct OrthonormalizedAggregates {
 template <class T>
 OrthonormalizedAggregates<T> orthonormalize(const Aggregates& aggregates,
                                             const Array<T>& near_null_space, int columns);
+
+/// A column-major near-null space of `columns` vectors moved with its rows
+/// (agglomeration, Coarsening::move_coarse_rows): each column through
+/// `move`, stacked again column-major. Shared by both aggregations.
+template <class T>
+Array<T> move_near_null_rows(const Array<T>& B, int columns,
+                             const std::function<Vector<T>(const Vector<T>&)>& move) {
+  const Executor& exec = B.executor();
+  const size_type rows = B.size() / columns;
+  std::vector<Vector<T>> moved;
+  for (int c = 0; c < columns; ++c) {
+    Vector<T> column(exec, rows);
+    if (rows > 0) copy_bytes(column.data(), exec, B.data() + c * rows, exec, sizeof(T) * rows);
+    moved.push_back(move(column));
+  }
+  const size_type new_rows = moved.front().size();
+  Array<T> result(exec, new_rows * columns);
+  for (int c = 0; c < columns && new_rows > 0; ++c) {
+    copy_bytes(result.data() + c * new_rows, exec, moved[std::size_t(c)].data(), exec,
+               sizeof(T) * new_rows);
+  }
+  return result;
+}
 
 }  // namespace strata::amg::detail

@@ -389,23 +389,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     const auto next = static_cast<std::size_t>(level) + 1;
     require(next < near_null_.size(), "smoothed aggregation: level " + std::to_string(level) +
                                           " has no coarse near-null space to move");
-    const int k = columns();
-    const Array<T>& B = near_null_[next];
-    const Executor& exec = B.executor();
-    const size_type rows = B.size() / k;
-    std::vector<Vector<T>> moved;
-    for (int c = 0; c < k; ++c) {
-      Vector<T> column(exec, rows);
-      if (rows > 0) copy_bytes(column.data(), exec, B.data() + c * rows, exec, sizeof(T) * rows);
-      moved.push_back(move(column));
-    }
-    const size_type new_rows = moved.front().size();
-    Array<T> result(exec, new_rows * k);
-    for (int c = 0; c < k && new_rows > 0; ++c) {
-      copy_bytes(result.data() + c * new_rows, exec, moved[std::size_t(c)].data(), exec,
-                 sizeof(T) * new_rows);
-    }
-    near_null_[next] = std::move(result);
+    near_null_[next] = detail::move_near_null_rows(near_null_[next], columns(), move);
   }
 
   void release_refresh_data() override {

@@ -18,12 +18,7 @@ Communicator Communicator::self() { return Communicator(); }
 
 const char* device_transfer(const Communicator& comm) noexcept {
   if (comm.size() == 1) return "single process";
-  if (detail::DeviceLinks* links = comm.device_links()) {
-    std::lock_guard<std::mutex> lock(links->mutex);
-    for (const detail::DeviceLinks::Entry& e : links->entries) {
-      if (e.transport) return "nccl";
-    }
-  }
+  if (detail::has_device_transport(comm)) return "nccl";
   return comm.cuda_aware() ? "cuda-aware" : "staged through host";
 }
 

@@ -150,6 +150,16 @@ std::shared_ptr<DeviceTransport> cached_device_transport(const Communicator& com
   return e ? e->transport : nullptr;
 }
 
+bool has_device_transport(const Communicator& comm) {
+  DeviceLinks* links = comm.device_links();
+  if (links == nullptr) return false;
+  std::lock_guard<std::mutex> lock(links->mutex);
+  for (const DeviceLinks::Entry& e : links->entries) {
+    if (e.transport) return true;
+  }
+  return false;
+}
+
 std::string device_transport_reason(const Communicator& comm) {
   DeviceLinks* links = comm.device_links();
   if (links == nullptr) return "";

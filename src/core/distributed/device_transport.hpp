@@ -63,6 +63,9 @@ std::shared_ptr<DeviceTransport> cached_device_transport(const Communicator& com
 /// none was asked for).
 std::string device_transport_reason(const Communicator& comm);
 
+/// Whether a transport was made on comm for some device.
+bool has_device_transport(const Communicator& comm);
+
 /// One HaloExchange's messages on a transport: start() queues, after the
 /// work already queued on the executor's stream, the receives and sends of
 /// one exchange (byte counts: neighbours' counts times element_bytes);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/distributed/communication.hpp"
+#include "core/distributed/split.hpp"
 #include "kernels/distributed/distributed_kernels.hpp"
 #include "strata/core/primitives.hpp"
 
@@ -115,11 +116,9 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
   const size_type n = rows_.local_size();
   const offset_type nnz = local.cols.size();
   namespace kd = kernels::distributed;
-  Array<offset_type> position(exec, nnz + 1);
-  exec.visit([&](const auto& e) {
-    kd::owned_flags(e, nnz, local.cols.data(), cols_.begin(), cols_.end(), position.data());
-  });
-  const offset_type diag_nnz = exclusive_scan(position, position);
+  offset_type diag_nnz = 0;
+  const Array<offset_type> position =
+      detail::block_positions(exec, nnz, local.cols.data(), cols_.begin(), cols_.end(), diag_nnz);
   const offset_type offd_nnz = nnz - diag_nnz;
   Array<offset_type> diag_ptr(exec, n + 1), offd_ptr(exec, n + 1);
   Array<index_type> diag_col(exec, diag_nnz);
@@ -143,8 +142,7 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
   const size_type ghosts = reduce_by_key(sorted, ones, column_map_, run_lengths);
   Array<index_type> offd_col(exec, offd_nnz);
   exec.visit([&](const auto& e) {
-    kd::locate_sorted(e, offd_nnz, offd_global.data(), column_map_.data(), ghosts,
-                      offd_col.data());
+    kd::locate_sorted(e, offd_nnz, offd_global.data(), column_map_.data(), ghosts, offd_col.data());
   });
 
   try {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/distributed/communication.hpp"
+#include "core/distributed/split.hpp"
 #include "kernels/distributed/distributed_kernels.hpp"
 #include "strata/core/primitives.hpp"
 #include "strata/matrix/spgemm.hpp"
@@ -323,12 +324,10 @@ void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
   // columns are unchanged, so only the values are written).
   const CsrMatrix<T>& C = L.product->result();
   DistributedCsrMatrix<T>& target = *C_;
-  Array<offset_type> position(exec, C.nnz() + 1);
   const global_index begin = target.col_partition().begin(), end = target.col_partition().end();
-  exec.visit([&](const auto& e) {
-    kd::owned_flags(e, C.nnz(), L.c_cols.data(), begin, end, position.data());
-  });
-  exclusive_scan(position, position);
+  offset_type owned = 0;
+  const Array<offset_type> position =
+      detail::block_positions(exec, C.nnz(), L.c_cols.data(), begin, end, owned);
   const kd::SplitTarget<T> split{nullptr, target.diag_values().data(), nullptr,
                                  target.offd_values().data()};
   exec.visit([&](const auto& e) {
