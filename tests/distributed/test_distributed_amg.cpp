@@ -147,13 +147,26 @@ TEST(DistributedAmg, AutomaticClassicalChoicesTakeTheParallelRecipe) {
       A, amg::make_classical_coarsening<double>(amg::automatic_classical_params()), h, reduction);
   amg::Hierarchy<double> S(share(gallery::poisson3d(host, n, n, n)),
                            amg::make_classical_coarsening<double>({}), h);
-  const auto d = D.summary(), s = S.summary();
+  // On one process D is built by the serial path (serial_on_one_process);
+  // K keeps the distributed path there: both take the parallel recipe.
+  amg::HierarchyParams kept = h;
+  kept.serial_on_one_process = false;
+  amg::Hierarchy<double> K(
+      A, amg::make_classical_coarsening<double>(amg::automatic_classical_params()), kept, reduction);
+  const auto d = D.summary(), s = S.summary(), k = K.summary();
   EXPECT_NE(d.coarsening.find("classical PMIS"), std::string::npos) << d.coarsening;
   ASSERT_EQ(d.levels.size(), s.levels.size());
+  ASSERT_EQ(k.levels.size(), s.levels.size());
   for (std::size_t l = 0; l < d.levels.size(); ++l) {
     EXPECT_EQ(d.levels[l].rows, s.levels[l].rows) << "level " << l;
     EXPECT_EQ(d.levels[l].nnz, s.levels[l].nnz) << "level " << l;
+    EXPECT_EQ(k.levels[l].rows, s.levels[l].rows) << "level " << l;
+    EXPECT_EQ(k.levels[l].nnz, s.levels[l].nnz) << "level " << l;
   }
+  EXPECT_EQ(d.coarsening.find("one process: the serial path") != std::string::npos,
+            comm.size() == 1)
+      << d.coarsening;
+  EXPECT_EQ(k.coarsening.find("serial path"), std::string::npos) << k.coarsening;
   EXPECT_THROW(amg::Hierarchy<double>(
                    A, amg::make_classical_coarsening<double>({.splitting = amg::Splitting::hmis}),
                    h, reduction),

@@ -114,6 +114,13 @@ class Coarsening {
   virtual void move_coarse_rows(int level, const std::function<Vector<T>(const Vector<T>&)>& move) {
     (void)level, (void)move;
   }
+  /// The hierarchy coarsens the one process's block of a distributed
+  /// operator by the serial path (HierarchyParams::serial_on_one_process):
+  /// the coarsening's automatic choices must then be those of a
+  /// distributed level, so that one process builds the hierarchy that
+  /// every number of processes builds. Called before the first coarsen().
+  /// The default has no choices that depend on it.
+  virtual void coarsen_as_distributed() {}
   /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
   /// false); refresh() may then throw. The default keeps nothing extra.
   virtual void release_refresh_data() {}
@@ -195,6 +202,14 @@ struct HierarchyParams {
   /// gather. 0 (the default): never, until the gain is measured across
   /// GPUs; the coarsest level is then solved on every process.
   size_type agglomeration_rows = 0;
+  /// A distributed operator whose processes are one (`mpirun -np 1`) is
+  /// its diagonal block: the hierarchy is then built and cycled by the
+  /// serial path on that block (shared, not copied), the same hierarchy
+  /// `strata solve` builds without MPI, so one process pays nothing for
+  /// the halo and column-map machinery (issue 17's 5% bound). The Krylov
+  /// method around it still runs on the distributed operator. false keeps
+  /// the distributed path on one process: for testing and measuring it.
+  bool serial_on_one_process = true;
   /// Called on the setting-up thread once per level as setup finishes it,
   /// finest first, then once for the coarsest level: a long setup can
   /// report progress while it runs (`strata solve` prints a line per level)

@@ -28,6 +28,9 @@ class DistributedOperator final : public LevelOperator<T> {
       : DistributedOperator(std::make_shared<const DistributedCsrMatrix<T>>(std::move(A))) {}
 
   const DistributedCsrMatrix<T>& matrix() const noexcept { return *A_; }
+  const std::shared_ptr<const DistributedCsrMatrix<T>>& shared_matrix() const noexcept {
+    return A_;
+  }
 
   size_type rows() const override { return A_->local_rows(); }
   size_type cols() const override { return A_->local_cols(); }

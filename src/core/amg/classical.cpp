@@ -229,6 +229,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
     if (const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A)) {
       return coarsen_distributed(distributed->matrix(), level, L, times);
     }
+    if (as_distributed_) require_parallel_splitting();
     const CsrMatrix<T>& A = csr_matrix(level_A, "classical coarsening");
     const Executor& exec = A.executor();
     const size_type n = A.rows();
@@ -242,7 +243,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
     size_type nc = 0;
     {  // 2. splitting
       StageTimer t(exec, times, "splitting");
-      L.params = level_params(p_, host_recipe(exec, false));
+      L.params = level_params(p_, host_recipe(exec, as_distributed_));
       L.splitting_kind = L.params.splitting;
       if (L.splitting_kind == Splitting::hmis) {
         hmis_on(A, L.strong.data(), pass_seed(p_.seed, level, 0), L.cf);
@@ -374,13 +375,21 @@ class ClassicalCoarsening final : public Coarsening<T> {
  private:
   StageTimes* parts(StageTimes& times) const { return p_.profile_stages ? &times : nullptr; }
 
+  void coarsen_as_distributed() override { as_distributed_ = true; }
+
+  /// Refused alike on one process and on many, so that a setting that
+  /// works with `mpirun -np 1` does not fail at -np 2.
+  void require_parallel_splitting() const {
+    require(p_.splitting != Splitting::hmis,
+            "classical coarsening: splitting hmis is for serial levels (its Ruge-Stueben first "
+            "pass is sequential over the whole level); a distributed level takes pmis (or auto)");
+  }
+
   /// A distributed level (collective): the same stages across processes
   /// (distributed_classical.cpp), P and R as distributed operators.
   std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
                                                  LevelState<T>& L, StageTimes& times) {
-    require(p_.splitting != Splitting::hmis,
-            "classical coarsening: splitting hmis is for serial levels (its Ruge-Stueben first "
-            "pass is sequential over the whole level); a distributed level takes pmis (or auto)");
+    require_parallel_splitting();
     L.distributed = true;
     L.params = level_params(p_, host_recipe(A.executor(), true));
     L.splitting_kind = L.params.splitting;
@@ -491,6 +500,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
   }
 
   ClassicalParams p_;
+  bool as_distributed_ = false;  // coarsen_as_distributed(): the parallel recipe
   std::vector<LevelState<T>> levels_;
 };
 

@@ -14,6 +14,7 @@
 #include "core/distributed/agglomeration.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "strata/amg/amg.hpp"
+#include "strata/distributed/operator.hpp"
 
 namespace strata::amg {
 
@@ -93,6 +94,8 @@ struct Hierarchy<T>::Impl {
   std::size_t setup_bytes = 0;
   double setup_seconds = 0;
   double resetup_seconds = 0;
+  /// A distributed operator on one process took the serial path (level_zero).
+  bool serial_on_one_process = false;
 
   const Executor& exec() const { return levels.front().A->executor(); }
   int last() const { return static_cast<int>(levels.size()) - 1; }
@@ -211,7 +214,29 @@ struct Hierarchy<T>::Impl {
                      .elapsed_seconds = seconds_since(setup_start)});
   }
 
+  /// A on one process as its diagonal block (HierarchyParams::
+  /// serial_on_one_process), which then holds every entry: the serial
+  /// hierarchy on it is the distributed one without the halo machinery.
+  std::shared_ptr<const LevelOperator<T>> level_zero(std::shared_ptr<const LevelOperator<T>> A) const {
+    if (!params.serial_on_one_process) return A;
+    const auto* d = dynamic_cast<const DistributedOperator<T>*>(A.get());
+    if (d == nullptr || d->matrix().communicator().size() != 1) return A;
+    require(d->matrix().offd().nnz() == 0 && d->matrix().local_cols() == d->matrix().global_cols(),
+            "amg::Hierarchy: a distributed operator on one process has entries outside its "
+            "diagonal block (internal error)");
+    // Aliasing: the block lives as long as the distributed matrix it is part of.
+    return std::make_shared<const CsrOperator<T>>(
+        std::shared_ptr<const CsrMatrix<T>>(d->shared_matrix(), &d->matrix().diag()));
+  }
+
   void setup(std::shared_ptr<const LevelOperator<T>> A0) {
+    if (A0->distributed()) {
+      A0 = level_zero(std::move(A0));
+      if (!A0->distributed()) {
+        coarsening->coarsen_as_distributed();
+        serial_on_one_process = true;
+      }
+    }
     const LevelOperator<T>& A = *A0;
     const auto start = Clock::now();
     const std::size_t bytes_before = A.executor().memory_stats().in_use;
@@ -556,6 +581,7 @@ template <class T>
 void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
   require(A != nullptr, "amg::Hierarchy::resetup: the operator is null");
   Impl& m = *impl_;
+  A = m.level_zero(std::move(A));
   const LevelOperator<T>& old = *m.levels.front().A;
   check_location(old.executor(), A->executor(), "A", "the AMG hierarchy");
   if (A->rows() != old.rows() || A->cols() != old.cols() || A->nnz() != old.nnz() ||
@@ -594,6 +620,7 @@ template <class T>
 HierarchySummary Hierarchy<T>::summary() const {
   HierarchySummary s;
   s.coarsening = impl_->coarsening->name();
+  if (impl_->serial_on_one_process) s.coarsening += ", one process: the serial path";
   s.setup_stage_seconds = impl_->stage_times;
   s.setup_seconds = impl_->setup_seconds;
   s.resetup_seconds = impl_->resetup_seconds;

@@ -392,6 +392,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     near_null_[next] = detail::move_near_null_rows(near_null_[next], columns(), move);
   }
 
+  void coarsen_as_distributed() override { as_distributed_ = true; }
+
   void release_refresh_data() override {
     for (SaLevel<T>& state : levels_) {
       state = SaLevel<T>{};
@@ -787,6 +789,20 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       return M;
     }
     if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A)) {
+      // The one process's block of a distributed operator is scalar CSR
+      // with whole nodes, as the distributed path takes it (and converts).
+      if (level == 0 && params_.block_size > 1 && as_distributed_) {
+        const size_type rows = csr->matrix().rows();
+        if (rows % params_.block_size != 0) {
+          throw invalid_argument("smoothed aggregation: block_size " +
+                                 std::to_string(params_.block_size) + " does not divide the " +
+                                 std::to_string(rows) +
+                                 " rows of the operator (one process); expected whole nodes");
+        }
+        state.converted =
+            std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), params_.block_size));
+        return *state.converted;
+      }
       if (level == 0 && params_.block_size > 1) {
         throw invalid_argument("smoothed aggregation: SmoothedAggregationParams.block_size is " +
                                std::to_string(params_.block_size) +
@@ -876,6 +892,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   SmoothedAggregationParams params_;
   std::vector<Vector<T>> user_B_;
   int block_size_ = 0;        // of level 0, once setup has seen it
+  bool as_distributed_ = false;  // coarsen_as_distributed(): level 0 may be scalar CSR
   bool distributed_ = false;  // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
   std::vector<Array<T>> near_null_;  // B of each level built so far

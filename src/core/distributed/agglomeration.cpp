@@ -107,6 +107,7 @@ class AgglomeratingCoarsening final : public amg::Coarsening<T> {
     return inner_->galerkin(R, A, P);
   }
 
+  void coarsen_as_distributed() override { inner_->coarsen_as_distributed(); }
   void release_refresh_data() override {
     inner_->release_refresh_data();
     for (Level& L : levels_) {
