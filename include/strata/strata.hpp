@@ -16,6 +16,7 @@
 // The distributed layer (strata/distributed/mpi.hpp, which includes mpi.h,
 // is for MPI programs and not part of this umbrella).
 #include "strata/distributed/assembly.hpp"
+#include "strata/distributed/bsr.hpp"
 #include "strata/distributed/communicator.hpp"
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/halo.hpp"

@@ -8,7 +8,8 @@
 #   amg             classical AMG (the default; the serial iterations) and
 #                   aggregation AMG with distributed levels
 #   sa              smoothed aggregation: elasticity3d (block size 3 and its
-#                   rigid-body modes, rows split by whole nodes) within a few
+#                   rigid-body modes, rows split by whole nodes, the Krylov
+#                   operator distributed BSR 3x3) within a few
 #                   iterations of serial, with the modes from --coordinates
 #                   and --near-null files as well, and scalar SA on poisson3d
 #   refused         --null-space, a block size that does not divide the rows,
@@ -178,6 +179,17 @@ elseif(CASE STREQUAL "sa")
        levels LESS 2 OR NOT coarsening MATCHES "aggregates within each process")
       message(FATAL_ERROR "${iterations} iterations (serial ${serial_iterations}), block size "
                           "${b}, ${k} near-null vectors, ${levels} levels:\n${out}")
+    endif()
+    # With a block size the Krylov method multiplies by the distributed BSR
+    # operator (the hierarchy by the scalar form), as serially by BSR.
+    string(JSON kind GET "${out}" operator_kind)
+    if(block GREATER 1)
+      set(expected_kind "distributed BSR ${block}x${block}")
+    else()
+      set(expected_kind "distributed CSR")
+    endif()
+    if(NOT kind STREQUAL expected_kind)
+      message(FATAL_ERROR "operator_kind '${kind}', expected '${expected_kind}':\n${out}")
     endif()
     math(EXPR last "${NP} - 1")
     foreach(r RANGE ${last})

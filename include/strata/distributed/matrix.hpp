@@ -81,6 +81,9 @@ struct RowBlock {
 };
 
 template <class T>
+class DistributedBsrMatrix;
+
+template <class T>
 class DistributedCsrMatrix {
  public:
   using value_type = T;
@@ -151,6 +154,11 @@ class DistributedCsrMatrix {
   DistributedCsrMatrix(RowPartition rows, RowPartition cols, CsrMatrix<T> diag, CsrMatrix<T> offd,
                        Array<global_index> column_map, std::shared_ptr<const HaloPlan> plan,
                        size_type global_nnz);
+
+  /// The expansion of a block matrix (strata/distributed/bsr.hpp) builds
+  /// the blocks and shares the block matrix's plan, with no communication.
+  template <class U>
+  friend DistributedCsrMatrix<U> to_csr(const DistributedBsrMatrix<U>& A);
 
   RowPartition rows_, cols_;
   CsrMatrix<T> diag_, offd_;

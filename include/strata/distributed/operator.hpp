@@ -10,10 +10,17 @@
 /// that sees only them, and sums only through its Reduction, is a
 /// distributed method (AMGCL's InnerProduct idea). Every apply() is
 /// collective: all processes call it together, as they do in a solve.
+///
+/// DistributedBsrOperator is the same for a DistributedBsrMatrix: a Krylov
+/// method's operator on a block system (each SpMV reads one column index
+/// per block), with the scalar smoothers' scalings over whole rows. AMG
+/// coarsens the scalar form (to_csr), so a block level has no Galerkin
+/// product of its own.
 
 #include <memory>
 #include <string>
 
+#include "strata/distributed/bsr.hpp"
 #include "strata/distributed/matrix.hpp"
 #include "strata/solver/level_operator.hpp"
 
@@ -79,6 +86,57 @@ class DistributedOperator final : public LevelOperator<T> {
 
  private:
   std::shared_ptr<const DistributedCsrMatrix<T>> A_;
+};
+
+template <class T>
+class DistributedBsrOperator final : public LevelOperator<T> {
+ public:
+  /// Shares ownership of A (invalid_argument when null).
+  explicit DistributedBsrOperator(std::shared_ptr<const DistributedBsrMatrix<T>> A);
+  explicit DistributedBsrOperator(DistributedBsrMatrix<T>&& A)
+      : DistributedBsrOperator(std::make_shared<const DistributedBsrMatrix<T>>(std::move(A))) {}
+
+  const DistributedBsrMatrix<T>& matrix() const noexcept { return *A_; }
+
+  /// Scalar sizes of this process's blocks (what the vectors have).
+  size_type rows() const override { return A_->local_rows(); }
+  size_type cols() const override { return A_->local_cols(); }
+  size_type global_row_begin() const override { return A_->row_partition().begin(); }
+  const Executor& executor() const override { return A_->executor(); }
+  /// DistributedBsrMatrix::describe().
+  std::string describe() const override { return A_->describe(); }
+  /// "distributed BSR 3x3".
+  std::string kind() const override;
+  size_type nnz() const override { return A_->local_nnz(); }
+  /// Over this process's rows, counting both blocks (stored block entries).
+  std::pair<size_type, size_type> row_nnz_range() const override;
+
+  using LevelOperator<T>::apply;
+  void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z, Vector<T>& y) const override {
+    A_->apply(alpha, x, beta, z, y);
+  }
+  /// As DistributedOperator::scaling, over the expanded rows of both
+  /// blocks (square blocks and columns split like the rows, else
+  /// dimension_mismatch). Collective.
+  size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
+
+  bool distributed() const override { return true; }
+  size_type global_rows() const override { return A_->global_rows(); }
+  size_type global_cols() const override { return A_->global_cols(); }
+  size_type global_nnz() const override { return A_->global_nnz(); }
+  /// As DistributedOperator::gather_all.
+  void gather_all(const Vector<T>& part, Vector<T>& whole) const override;
+  /// The whole matrix, dense, on every process (collective), through the
+  /// scalar form.
+  Array<T> to_dense() const override;
+  /// Throws invalid_argument: a distributed block level has no Galerkin
+  /// product (build the hierarchy from to_csr() of the matrix).
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
+                                             const LevelOperator<T>& P) const override;
+  std::shared_ptr<const LevelOperator<T>> clone() const override;
+
+ private:
+  std::shared_ptr<const DistributedBsrMatrix<T>> A_;
 };
 
 }  // namespace strata

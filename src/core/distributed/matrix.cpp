@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/distributed/communication.hpp"
+#include "core/distributed/overlap.hpp"
 #include "core/distributed/split.hpp"
 #include "kernels/distributed/distributed_kernels.hpp"
 #include "strata/core/primitives.hpp"
@@ -133,17 +134,8 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
                       cols_.begin(), cols_.end(), target);
   });
 
-  // The column map: the distinct global ids of the off-diagonal entries,
-  // sorted (a sort and a segmented reduction over runs of equal ids).
-  Array<global_index> sorted = offd_global.clone();
-  Array<std::int32_t> ones(exec, offd_nnz, 1), run_lengths(exec, 0);
-  stable_sort_by_key(sorted, ones);
-  column_map_ = Array<global_index>(exec, 0);
-  const size_type ghosts = reduce_by_key(sorted, ones, column_map_, run_lengths);
-  Array<index_type> offd_col(exec, offd_nnz);
-  exec.visit([&](const auto& e) {
-    kd::locate_sorted(e, offd_nnz, offd_global.data(), column_map_.data(), ghosts, offd_col.data());
-  });
+  Array<index_type> offd_col = detail::compress_columns(offd_global, column_map_);
+  const size_type ghosts = column_map_.size();
 
   try {
     diag_ = CsrMatrix<T>(n, cols_.local_size(), std::move(diag_ptr), std::move(diag_col),
@@ -200,29 +192,13 @@ DistributedCsrMatrix<T> DistributedCsrMatrix<T>::to(const Executor& target) cons
 template <class T>
 void DistributedCsrMatrix<T>::apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z,
                                     Vector<T>& y) const {
-  // Every check comes before the exchange begins: a product that throws
-  // later would leave messages posted that this process never completes.
-  const char* who = "DistributedCsrMatrix::apply";
-  check_location(executor(), x.executor(), "x", who);
-  check_location(executor(), y.executor(), "y", who);
-  check_location(executor(), z.executor(), "z", who);
-  if (x.size() != local_cols() || y.size() != local_rows() || z.size() != local_rows()) {
-    throw dimension_mismatch(std::string(who) + ": this process's block of A is " +
-                             std::to_string(local_rows()) + " x " + std::to_string(local_cols()) +
-                             ", x has " + std::to_string(x.size()) + " entries, y " +
-                             std::to_string(y.size()) + ", z " + std::to_string(z.size()) +
-                             "; expected x of local_cols() and y, z of local_rows() entries");
-  }
-  if (x.size() > 0 && (x.data() == y.data() || x.data() == z.data())) {
-    throw invalid_argument(std::string(who) + ": x is also " + (x.data() == y.data() ? "y" : "z") +
-                           "; y = alpha A x + beta z needs x in separate storage");
-  }
-  const bool exchanges = !plan_->sends().empty() || !plan_->receives().empty();
-  if (exchanges) exchange_->begin(x);  // messages fly while the diagonal block multiplies
-  spmv(alpha, diag_, x, beta, z, y);
-  if (!exchanges) return;
-  const Vector<T>& ghosts = exchange_->finish();
-  if (offd_.nnz() > 0) spmv(alpha, offd_, ghosts, T{1}, y, y);
+  detail::check_product_operands("DistributedCsrMatrix::apply", executor(), local_rows(),
+                                 local_cols(), x, z, y);
+  detail::overlapped_product(
+      *plan_, *exchange_, x, [&] { spmv(alpha, diag_, x, beta, z, y); },
+      [&](const Vector<T>& ghosts) {
+        if (offd_.nnz() > 0) spmv(alpha, offd_, ghosts, T{1}, y, y);
+      });
 }
 
 template <class T>

@@ -41,35 +41,44 @@ std::pair<size_type, size_type> DistributedOperator<T>::row_nnz_range() const {
   return {shortest, longest};
 }
 
+namespace {
+
+/// The scaling `kind` of every owned row, from its two blocks in scalar
+/// form (diagonal entries in `diag`, the l1 norm adding `offd`), into d;
+/// the first row anywhere without one, as a global row, or -1
+/// (collective). `who` names the operator in the checks.
 template <class T>
-size_type DistributedOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
-  const CsrMatrix<T>& diag = A_->diag();
-  const CsrMatrix<T>& offd = A_->offd();
-  check_location(executor(), d.executor(), "d", "A");
-  if (A_->row_partition() != A_->col_partition() || d.size() != rows()) {
-    throw dimension_mismatch(
-        "DistributedOperator::scaling: needs a square operator whose columns are split like its "
-        "rows, and d with one entry per local row; A is " +
-        std::to_string(A_->global_rows()) + " x " + std::to_string(A_->global_cols()) + ", d has " +
-        std::to_string(d.size()) + " entries for " + std::to_string(rows()) + " local rows");
+size_type scaling_of_rows(const char* who, const CsrMatrix<T>& diag, const CsrMatrix<T>& offd,
+                          const RowPartition& rows, const RowPartition& cols, DiagonalScaling kind,
+                          Vector<T>& d) {
+  check_location(diag.executor(), d.executor(), "d", "A");
+  if (rows != cols || d.size() != diag.rows()) {
+    throw dimension_mismatch(std::string(who) +
+                             "::scaling: needs a square operator whose columns are split like its "
+                             "rows, and d with one entry per local row; A is " +
+                             std::to_string(rows.global_size()) + " x " +
+                             std::to_string(cols.global_size()) + ", d has " +
+                             std::to_string(d.size()) + " entries for " +
+                             std::to_string(diag.rows()) + " local rows");
   }
-  const size_type bad = executor().visit([&](const auto& e) {
+  const size_type bad = diag.executor().visit([&](const auto& e) {
     return kernels::smoother::diagonal_scaling(
         e, diag.rows(), diag.row_ptr().data(), diag.col_idx().data(), diag.values().data(),
         offd.row_ptr().data(), offd.values().data(), kind, d.data());
   });
   constexpr size_type none = std::numeric_limits<size_type>::max();
   const size_type first =
-      detail::min_over_processes(A_->communicator(), bad >= 0 ? global_row_begin() + bad : none);
+      detail::min_over_processes(rows.communicator(), bad >= 0 ? rows.begin() + bad : none);
   return first == none ? -1 : first;
 }
 
+/// Every process's part of a vector split by `rows`, on every process.
 template <class T>
-void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole) const {
-  const RowPartition& rows = A_->row_partition();
+void gather_all_rows(const char* who, const RowPartition& rows, const Vector<T>& part,
+                     Vector<T>& whole) {
   if (part.size() != rows.local_size() || whole.size() != rows.global_size()) {
     throw dimension_mismatch(
-        "DistributedOperator::gather_all: part has " + std::to_string(part.size()) +
+        std::string(who) + "::gather_all: part has " + std::to_string(part.size()) +
         " entries and whole " + std::to_string(whole.size()) + "; expected this process's " +
         std::to_string(rows.local_size()) + " and all " + std::to_string(rows.global_size()));
   }
@@ -85,11 +94,24 @@ void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole)
   }
   const std::vector<T> mine = part.values().to_vector();
   std::vector<T> all(static_cast<std::size_t>(rows.global_size()));
-  detail::allgatherv(A_->communicator(), mine.data(), mine.size() * sizeof(T), all.data(), bytes);
+  detail::allgatherv(rows.communicator(), mine.data(), mine.size() * sizeof(T), all.data(), bytes);
   if (!all.empty()) {
     copy_bytes(whole.data(), whole.executor(), all.data(), Executor::host(),
                all.size() * sizeof(T));
   }
+}
+
+}  // namespace
+
+template <class T>
+size_type DistributedOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
+  return scaling_of_rows("DistributedOperator", A_->diag(), A_->offd(), A_->row_partition(),
+                         A_->col_partition(), kind, d);
+}
+
+template <class T>
+void DistributedOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole) const {
+  gather_all_rows("DistributedOperator", A_->row_partition(), part, whole);
 }
 
 template <class T>
@@ -183,6 +205,77 @@ std::shared_ptr<const LevelOperator<T>> DistributedOperator<T>::clone() const {
       std::make_shared<const DistributedCsrMatrix<T>>(A_->clone()));
 }
 
+// ---------------------------------------------------------------- DistributedBsrOperator
+
+template <class T>
+DistributedBsrOperator<T>::DistributedBsrOperator(std::shared_ptr<const DistributedBsrMatrix<T>> A)
+    : A_(std::move(A)) {
+  require(A_ != nullptr, "DistributedBsrOperator: the matrix is null");
+}
+
+template <class T>
+std::string DistributedBsrOperator<T>::kind() const {
+  return "distributed BSR " + std::to_string(A_->row_block_size()) + "x" +
+         std::to_string(A_->col_block_size());
+}
+
+template <class T>
+std::pair<size_type, size_type> DistributedBsrOperator<T>::row_nnz_range() const {
+  // Every scalar row of block row I holds (blocks of I in both blocks) * c.
+  const size_type n = A_->diag().block_rows();
+  if (n == 0) return {0, 0};
+  const std::vector<offset_type> diag = A_->diag().row_ptr().to_vector();
+  const std::vector<offset_type> offd = A_->offd().row_ptr().to_vector();
+  size_type shortest = std::numeric_limits<size_type>::max(), longest = 0;
+  for (size_type i = 0; i < n; ++i) {
+    const size_type blocks = (diag[i + 1] - diag[i]) + (offd[i + 1] - offd[i]);
+    shortest = std::min(shortest, blocks);
+    longest = std::max(longest, blocks);
+  }
+  return {shortest * A_->col_block_size(), longest * A_->col_block_size()};
+}
+
+template <class T>
+size_type DistributedBsrOperator<T>::scaling(DiagonalScaling kind, Vector<T>& d) const {
+  // The scalar forms hold the same rows in the same order (as
+  // BsrOperator::scaling does serially): a scaling is computed once per
+  // smoother setup, so the expansion costs nothing that matters.
+  if (A_->row_block_size() != A_->col_block_size()) {
+    throw dimension_mismatch(
+        "DistributedBsrOperator::scaling: the diagonal needs square blocks; "
+        "this operator is " +
+        this->kind());
+  }
+  return scaling_of_rows("DistributedBsrOperator", to_csr(A_->diag()), to_csr(A_->offd()),
+                         A_->row_partition(), A_->col_partition(), kind, d);
+}
+
+template <class T>
+void DistributedBsrOperator<T>::gather_all(const Vector<T>& part, Vector<T>& whole) const {
+  gather_all_rows("DistributedBsrOperator", A_->row_partition(), part, whole);
+}
+
+template <class T>
+Array<T> DistributedBsrOperator<T>::to_dense() const {
+  return DistributedOperator<T>(to_csr(*A_)).to_dense();
+}
+
+template <class T>
+std::unique_ptr<CoarseProduct<T>> DistributedBsrOperator<T>::galerkin(
+    const LevelOperator<T>& R, const LevelOperator<T>& P) const {
+  throw invalid_argument("DistributedBsrOperator::galerkin: R is " + R.kind() + ", A " + kind() +
+                         ", P " + P.kind() +
+                         "; a distributed BSR level has no Galerkin product: build the "
+                         "hierarchy on the scalar form, DistributedOperator(to_csr(A))");
+}
+
+template <class T>
+std::shared_ptr<const LevelOperator<T>> DistributedBsrOperator<T>::clone() const {
+  return std::make_shared<const DistributedBsrOperator<T>>(
+      std::make_shared<const DistributedBsrMatrix<T>>(A_->clone()));
+}
+
 template class DistributedOperator<double>;
+template class DistributedBsrOperator<double>;
 
 }  // namespace strata

@@ -68,6 +68,28 @@ void locate_sorted(const Exec& exec, size_type n, const std::int64_t* ids, const
 template <class Exec>
 void widen_columns(const Exec& exec, size_type n, const index_type* cols, std::int64_t* out);
 
+// ------------------------------------------------- block matrices
+// (strata/distributed/bsr.hpp: nodes of b unknowns, node J's unknowns the
+// global ids J * b .. J * b + b - 1).
+
+/// out[k] = ids[k] / b for k < n: the node of each unknown.
+template <class Exec>
+void node_ids(const Exec& exec, size_type n, const std::int64_t* ids, int b, std::int64_t* out);
+
+/// The off-diagonal block's scalar columns renumbered over ghost nodes:
+/// entry k's column cols[k] is the ghost unknown column_map[cols[k]], whose
+/// node sits at node_position[cols[k]] of the node map; out[k] =
+/// node_position[cols[k]] * b + column_map[cols[k]] % b, for k < nnz.
+template <class Exec>
+void ghost_node_columns(const Exec& exec, offset_type nnz, const index_type* cols,
+                        const index_type* node_position, const std::int64_t* column_map, int b,
+                        index_type* out);
+
+/// The unknowns of nodes[0..n): out[j * b + a] = nodes[j] * b + a, a < b.
+template <class Exec>
+void node_unknowns(const Exec& exec, size_type n, const std::int64_t* nodes, int b,
+                   std::int64_t* out);
+
 // ------------------------------------------------- rows across processes
 // (strata/distributed/rows.hpp: fetching other processes' rows, the
 // distributed sparse product and transpose).

@@ -212,4 +212,25 @@ void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type
   });
 }
 
+template <class Exec>
+void node_ids(const Exec& exec, size_type n, const std::int64_t* ids, int b, std::int64_t* out) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type k) { out[k] = ids[k] / b; });
+}
+
+template <class Exec>
+void ghost_node_columns(const Exec& exec, offset_type nnz, const index_type* cols,
+                        const index_type* node_position, const std::int64_t* column_map, int b,
+                        index_type* out) {
+  parallel_for(exec, nnz, [=] STRATA_HD(size_type k) {
+    const index_type c = cols[k];
+    out[k] = node_position[c] * b + static_cast<index_type>(column_map[c] % b);
+  });
+}
+
+template <class Exec>
+void node_unknowns(const Exec& exec, size_type n, const std::int64_t* nodes, int b,
+                   std::int64_t* out) {
+  parallel_for(exec, n * b, [=] STRATA_HD(size_type k) { out[k] = nodes[k / b] * b + k % b; });
+}
+
 }  // namespace strata::kernels::distributed
