@@ -47,9 +47,7 @@ std::uint64_t level_seed(std::uint64_t seed, int level) {
   return kernels::base::splitmix64(seed, static_cast<std::uint64_t>(level));
 }
 
-/// Columns whose norm after orthogonalisation falls below this fraction of
-/// their norm before are dropped (B rank-deficient on the aggregate).
-constexpr double drop_tolerance = 1e-8;
+constexpr double drop_tolerance = detail::aggregate_drop_tolerance;
 
 }  // namespace
 
@@ -123,22 +121,22 @@ Aggregates aggregate(const StrengthGraph<T>& S, std::uint64_t seed, int level) {
   const offset_type* rp = S.row_ptr.data();
   const index_type* ci = S.col_idx.data();
   exec.visit([&](const auto& e) {
-    agg::mis2_init(e, n, rp, S.influence.data(), level_seed(seed, level), state.data(),
+    agg::mis2_init(e, n, rp, S.influence.data(), level_seed(seed, level), 0, state.data(),
                    priority.data());
     // Algorithm 2: each iteration decides at least the largest undecided
     // tuple, so it ends; in practice after a handful of iterations.
     for (size_type undecided = n; undecided > 0;) {
       agg::mis2_propagate(e, n, rp, ci, state.data(), priority.data(), tuple.data());
-      undecided = agg::mis2_decide(e, n, rp, ci, tuple.data(), state.data());
+      undecided = agg::mis2_decide(e, n, rp, ci, tuple.data(), 0, state.data());
       ++result.iterations;
       if (result.iterations > n + 1) {
         throw error("aggregate: MIS(2) did not finish after " + std::to_string(result.iterations) +
                     " iterations (internal error)");
       }
     }
-    const size_type roots = agg::number_roots(e, n, state.data(), result.aggregate.data());
+    const size_type roots = agg::number_roots(e, n, state.data(), 0, result.aggregate.data());
     result.root = Array<index_type>(exec, roots);
-    agg::list_roots(e, n, state.data(), result.aggregate.data(), result.root.data());
+    agg::list_roots(e, n, state.data(), result.aggregate.data(), 0, result.root.data());
     const size_type left = agg::join_nearest_root(e, n, rp, ci, S.weight.data(), state.data(),
                                                   result.aggregate.data());
     if (left > 0) {

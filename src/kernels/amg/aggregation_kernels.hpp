@@ -19,8 +19,23 @@
 #include "strata/core/array.hpp"
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
+#include "kernels/base/hd.hpp"
 
 namespace strata::kernels::aggregation {
+
+/// The global id of a point of a graph in local numbering: points
+/// [0, owned) are this process's rows first .. first + owned - 1, points
+/// owned + g its ghosts, ghosts[g] (sorted global ids). The serial graph is
+/// {0, rows, nullptr}. MIS(2) hashes and compares these ids, not the local
+/// ones, so a distributed level picks the serial roots.
+struct PointIds {
+  std::int64_t first = 0;
+  size_type owned = 0;
+  const std::int64_t* ghosts = nullptr;
+  STRATA_HD std::int64_t operator()(size_type j) const {
+    return j < owned ? first + j : ghosts[j - owned];
+  }
+};
 
 // ------------------------------------------------------------ 1. strength
 
@@ -63,6 +78,50 @@ CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
                                 const offset_type* row_ptr, const index_type* col_idx,
                                 const T* values);
 
+/// Distributed strength, per entry e = (i, j) of this process's rows
+/// (local columns: owned, then ghosts; sign and strongest from
+/// row_strength on the same rows): code[e] = 2 when C_ij (j != i), else 1
+/// (a stored entry), and weight[e] = -s_i a_ij / strongest_i (0 when
+/// strongest_i is 0). The codes travel through a distributed transpose, so
+/// that each process learns C_ji for its rows from the processes that hold
+/// row j.
+template <class Exec, class T>
+void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                    const index_type* col_idx, const T* values, T alpha, const T* sign,
+                    const T* strongest, T* code, T* weight);
+
+/// keys[e] = r * columns + cols[e] for entry e of row r (row_ptr has rows +
+/// 1 offsets): sorting by these keys sorts each row by global column.
+template <class Exec>
+void row_column_keys(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                     const std::int64_t* cols, std::uint64_t columns, std::uint64_t* keys);
+
+/// The two halves of the union below: flags[e] = 1 for e < m1 with
+/// own_code[e] == 2 (C_ij), 2 for e = m1 + t with transposed_code[t] == 2
+/// (C_ji), else 0.
+template <class Exec, class T>
+void union_flags(const Exec& exec, size_type m1, size_type m2, const T* own_code,
+                 const T* transposed_code, std::int32_t* flags);
+
+/// The strength graph's rows from the union of a row's entries (i, j) and
+/// its transposed entries: `keys` (sorted, distinct: r * columns + j, row
+/// r = global row first + r) with flags (bit 0: C_ij, bit 1: C_ji) and the
+/// weights of the stored entries (0 for transposed-only ones). An edge i-j
+/// for every j != i with either bit. Counts: count[r] edges (count has
+/// rows + 1 entries, the last 0) and influence[r] = #{j != i : C_ji}.
+template <class Exec>
+void union_counts(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
+                  const std::int32_t* flags, std::uint64_t columns, std::int64_t first,
+                  offset_type* count, index_type* influence);
+
+/// Fills the edges counted by union_counts (g_row_ptr, a scan of count):
+/// the global column and the weight.
+template <class Exec, class T>
+void union_fill(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
+                const std::int32_t* flags, const T* weights, std::uint64_t columns,
+                std::int64_t first, const offset_type* g_row_ptr, std::int64_t* g_cols,
+                T* g_weight);
+
 // --------------------------------------------------------------- 2. MIS(2)
 
 /// MIS(2) states (an unscoped enum so that device code can use them as
@@ -72,11 +131,12 @@ enum MisState : std::int8_t { not_root = -1, undecided = 0, root = 1 };
 /// state[i] = undecided, or not_root for a point without strong connections
 /// (left out of the aggregates). priority[i] = the v_i of Algorithm 2 as a
 /// 30-bit integer: min(influence_i, 4095) in the high 12 bits, 18 bits of
-/// hash(seed, i) below (the random part in [0, 1)).
+/// hash(seed, first + i) below (the random part in [0, 1)), first + i being
+/// the global row (0 for a serial level).
 template <class Exec>
 void mis2_init(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-               const index_type* influence, std::uint64_t seed, std::int8_t* state,
-               std::uint32_t* priority);
+               const index_type* influence, std::uint64_t seed, std::int64_t first,
+               std::int8_t* state, std::uint32_t* priority);
 
 /// First round of maximum propagation: tuple[i] = max over i and its
 /// neighbours j of (state_j, priority_j, j), packed into 64 bits as
@@ -90,22 +150,47 @@ void mis2_propagate(const Exec& exec, size_type rows, const offset_type* g_row_p
 /// Second round, fused with the decision: the maximum T over i and its
 /// neighbours of `tuple` (the distance-two maximum); an undecided i becomes a
 /// root when T is its own tuple and not_root when T belongs to a root.
-/// Returns the number of points still undecided.
+/// Returns the number of points still undecided. `tuple` holds one entry
+/// per column of the graph (a distributed level's ghosts after the owned
+/// points); row i's own id is first + i.
 template <class Exec>
 size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int8_t* state);
+                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int64_t first,
+                      std::int8_t* state);
+
+/// A distributed level's MIS(2) works on packed tuples, which is what the
+/// ghosts' owners send: self[i] = (state_i, priority_i, first + i) packed
+/// as in mis2_propagate.
+template <class Exec>
+void mis2_pack(const Exec& exec, size_type rows, std::int64_t first, const std::int8_t* state,
+               const std::uint32_t* priority, std::uint64_t* self);
+
+/// mis2_propagate on packed tuples: tuple[i] = max of self over i and its
+/// neighbours (self has an entry per column: owned points, then ghosts).
+template <class Exec>
+void mis2_propagate_packed(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                           const index_type* g_col_idx, const std::uint64_t* self,
+                           std::uint64_t* tuple);
+
+/// state[g] = the state packed in self[g] (the ghosts' states, from the
+/// tuples their owners sent).
+template <class Exec>
+void mis2_unpack_state(const Exec& exec, size_type count, const std::uint64_t* self,
+                       std::int8_t* state);
 
 // ----------------------------------------------------------- aggregation
 
-/// Numbers the roots in index order: aggregate[i] = number of roots before
-/// i for a root, -1 otherwise; root[a] = the point of root a (root has
-/// `roots` entries). Returns the number of roots.
+/// Numbers the roots in index order: aggregate[i] = first + number of
+/// roots before i for a root, -1 otherwise; root[a - first] = the point of
+/// root a (root has `roots` entries). Returns the number of roots. `first`
+/// is the number of roots on the processes before this one (0 serially),
+/// so that a distributed level numbers its aggregates as the serial one.
 template <class Exec>
 size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                       index_type* aggregate);
+                       index_type first, index_type* aggregate);
 template <class Exec>
 void list_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                const index_type* aggregate, index_type* root);
+                const index_type* aggregate, index_type first, index_type* root);
 
 /// Every non-root with a strong connection joins its nearest root: first
 /// the roots adjacent to it (distance one), then, for the rest, the
@@ -117,6 +202,24 @@ size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type*
                             const index_type* g_col_idx, const T* g_weight,
                             const std::int8_t* state, index_type* aggregate);
 
+/// join_nearest_root in its two passes, for a graph whose columns go past
+/// its rows (a distributed level: the ghosts' state, aggregate and distance
+/// come from their owners between the passes). Ties go to the smaller
+/// global id (`ids`). First pass: distance[i] = 0 for a root, 1 for a
+/// point adjacent to a root (it joins the strongest such root's
+/// aggregate), 2 for the others with edges, 3 without.
+template <class Exec, class T>
+void join_adjacent_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                        const index_type* g_col_idx, const T* g_weight, const std::int8_t* state,
+                        PointIds ids, index_type* aggregate, std::int32_t* distance);
+
+/// Second pass: each distance-two point joins the aggregate of its
+/// strongest distance-one neighbour. Returns the number left without one.
+template <class Exec, class T>
+size_type join_distance_two(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                            const index_type* g_col_idx, const T* g_weight,
+                            const std::int32_t* distance, PointIds ids, index_type* aggregate);
+
 // ---------------------------------------------------------- 3. interpolation
 
 /// Pattern of the tentative P: row i holds k entries (columns a k .. a k + k-1
@@ -127,10 +230,11 @@ size_type interpolation_pattern(const Exec& exec, size_type rows, const index_ty
                                 int k, offset_type* row_ptr);
 
 /// P's columns and values: P(i, a k + c) = B(i, c), B column-major with
-/// `rows` rows.
-template <class Exec, class T>
+/// `rows` rows. Columns as local indices (I = index_type) or global ids
+/// (I = std::int64_t: global ids of a distributed level's aggregates).
+template <class Exec, class T, class I>
 void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggregate, int k,
-                        const T* B, const offset_type* row_ptr, index_type* col_idx, T* values);
+                        const T* B, const offset_type* row_ptr, I* col_idx, T* values);
 
 /// Modified Gram-Schmidt per aggregate on R = P^T (rows a k .. a k + k-1 of R
 /// hold B's k columns over the points of aggregate a, ascending): makes them
@@ -138,7 +242,9 @@ void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggr
 /// coarse B (column-major, aggregates * k rows): Bc(a k + r, c) = R_a(r, c).
 /// A column whose norm after orthogonalisation is at most `drop_tolerance`
 /// times its norm before is zeroed and keep[a k + c] = 0 (else 1). Returns
-/// the number of dropped columns.
+/// the number of dropped columns. p_values may be null (a distributed
+/// level orthonormalizes R's rows on the aggregate's owner and makes P from
+/// them by a transpose).
 template <class Exec, class T>
 size_type orthonormalize_aggregates(const Exec& exec, size_type aggregates, int k,
                                     const offset_type* r_row_ptr, const index_type* r_col_idx,

@@ -61,7 +61,7 @@ STRATA_HD bool strong_coupling(T sign_i, T a_ij, T threshold_i) {
 
 /// MIS(2) tuple (state, priority, index) packed so that the integer
 /// maximum is the lexicographic one.
-STRATA_HD inline std::uint64_t pack(std::int8_t state, std::uint32_t priority, size_type i) {
+STRATA_HD inline std::uint64_t pack(std::int8_t state, std::uint32_t priority, std::int64_t i) {
   return (static_cast<std::uint64_t>(state + 1) << 62) |
          (static_cast<std::uint64_t>(priority) << 32) | static_cast<std::uint64_t>(i);
 }
@@ -198,18 +198,97 @@ CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
   return CsrMatrix<T>(rows, rows, std::move(s_row_ptr), std::move(s_col_idx), std::move(s_values));
 }
 
+template <class Exec, class T>
+void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                    const index_type* col_idx, const T* values, T alpha, const T* sign,
+                    const T* strongest, T* code, T* weight) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    const T s_i = sign[i], m_i = strongest[i];
+    const T threshold_i = detail::mul(alpha, m_i);
+    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const bool c_ij = col_idx[k] != i && detail::strong_coupling(s_i, values[k], threshold_i);
+      code[k] = c_ij ? T{2} : T{1};
+      // The serial fill_strength_graph's expression, so the weights agree bit for bit.
+      weight[k] = m_i > T{0} ? (-s_i * values[k]) / m_i : T{0};
+    }
+  });
+}
+
+template <class Exec>
+void row_column_keys(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                     const std::int64_t* cols, std::uint64_t columns, std::uint64_t* keys) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    for (offset_type k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
+      keys[k] = static_cast<std::uint64_t>(r) * columns + static_cast<std::uint64_t>(cols[k]);
+    }
+  });
+}
+
+template <class Exec, class T>
+void union_flags(const Exec& exec, size_type m1, size_type m2, const T* own_code,
+                 const T* transposed_code, std::int32_t* flags) {
+  parallel_for(exec, m1 + m2, [=] STRATA_HD(size_type e) {
+    flags[e] = e < m1 ? (own_code[e] == T{2} ? 1 : 0) : (transposed_code[e - m1] == T{2} ? 2 : 0);
+  });
+}
+
+template <class Exec>
+void union_counts(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
+                  const std::int32_t* flags, std::uint64_t columns, std::int64_t first,
+                  offset_type* count, index_type* influence) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
+    if (r == rows) {
+      count[r] = 0;
+      return;
+    }
+    const std::uint64_t base = static_cast<std::uint64_t>(r) * columns;
+    const size_type begin = detail::lower_bound(keys, m, base);
+    const size_type end = detail::lower_bound(keys, m, base + columns);
+    const std::uint64_t self = static_cast<std::uint64_t>(first + r);
+    offset_type edges = 0;
+    index_type influenced = 0;
+    for (size_type k = begin; k < end; ++k) {
+      if (keys[k] - base == self) continue;
+      edges += (flags[k] & 3) != 0 ? 1 : 0;
+      influenced += (flags[k] & 2) != 0 ? 1 : 0;
+    }
+    count[r] = edges;
+    influence[r] = influenced;
+  });
+}
+
+template <class Exec, class T>
+void union_fill(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
+                const std::int32_t* flags, const T* weights, std::uint64_t columns,
+                std::int64_t first, const offset_type* g_row_ptr, std::int64_t* g_cols,
+                T* g_weight) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    const std::uint64_t base = static_cast<std::uint64_t>(r) * columns;
+    const size_type begin = detail::lower_bound(keys, m, base);
+    const size_type end = detail::lower_bound(keys, m, base + columns);
+    const std::uint64_t self = static_cast<std::uint64_t>(first + r);
+    offset_type out = g_row_ptr[r];
+    for (size_type k = begin; k < end; ++k) {
+      if (keys[k] - base == self || (flags[k] & 3) == 0) continue;
+      g_cols[out] = static_cast<std::int64_t>(keys[k] - base);
+      g_weight[out] = weights[k];
+      ++out;
+    }
+  });
+}
+
 // --------------------------------------------------------------- 2. MIS(2)
 
 template <class Exec>
 void mis2_init(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-               const index_type* influence, std::uint64_t seed, std::int8_t* state,
-               std::uint32_t* priority) {
+               const index_type* influence, std::uint64_t seed, std::int64_t first,
+               std::int8_t* state, std::uint32_t* priority) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     const bool isolated = g_row_ptr[i + 1] == g_row_ptr[i];
     state[i] = isolated ? not_root : undecided;
     const std::uint32_t count =
         static_cast<std::uint32_t>(influence[i] < 4095 ? influence[i] : 4095);
-    const std::uint64_t h = base::splitmix64(seed, static_cast<std::uint64_t>(i));
+    const std::uint64_t h = base::splitmix64(seed, static_cast<std::uint64_t>(first + i));
     priority[i] = (count << 18) | static_cast<std::uint32_t>(h >> 46);
   });
 }
@@ -231,7 +310,8 @@ void mis2_propagate(const Exec& exec, size_type rows, const offset_type* g_row_p
 
 template <class Exec>
 size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int8_t* state) {
+                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int64_t first,
+                      std::int8_t* state) {
   return transform_reduce(
       exec, rows, size_type{0},
       [=] STRATA_HD(size_type i) -> size_type {
@@ -242,7 +322,7 @@ size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row
           const std::uint64_t u = tuple[g_col_idx[k]];
           t = u > t ? u : t;
         }
-        if ((t & 0xffffffffull) == static_cast<std::uint64_t>(i)) {
+        if ((t & 0xffffffffull) == static_cast<std::uint64_t>(first + i)) {
           s = root;  // the largest undecided tuple within distance two
         } else if ((t >> 62) == static_cast<std::uint64_t>(root + 1)) {
           s = not_root;  // a root lies within distance two
@@ -253,24 +333,54 @@ size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row
       ops::Plus{});
 }
 
+template <class Exec>
+void mis2_pack(const Exec& exec, size_type rows, std::int64_t first, const std::int8_t* state,
+               const std::uint32_t* priority, std::uint64_t* self) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    self[i] = detail::pack(state[i], priority[i], first + i);
+  });
+}
+
+template <class Exec>
+void mis2_propagate_packed(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                           const index_type* g_col_idx, const std::uint64_t* self,
+                           std::uint64_t* tuple) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    std::uint64_t t = self[i];
+    for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
+      const std::uint64_t u = self[g_col_idx[k]];
+      t = u > t ? u : t;
+    }
+    tuple[i] = t;
+  });
+}
+
+template <class Exec>
+void mis2_unpack_state(const Exec& exec, size_type count, const std::uint64_t* self,
+                       std::int8_t* state) {
+  parallel_for(exec, count, [=] STRATA_HD(size_type g) {
+    state[g] = static_cast<std::int8_t>(static_cast<int>(self[g] >> 62) - 1);
+  });
+}
+
 // ----------------------------------------------------------- aggregation
 
 template <class Exec>
 size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                       index_type* aggregate) {
+                       index_type first, index_type* aggregate) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) { aggregate[i] = state[i] == root ? 1 : 0; });
   const index_type roots = exclusive_scan(exec, aggregate, aggregate, rows);
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    if (state[i] != root) aggregate[i] = -1;
+    aggregate[i] = state[i] == root ? first + aggregate[i] : -1;
   });
   return roots;
 }
 
 template <class Exec>
 void list_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                const index_type* aggregate, index_type* root_of) {
+                const index_type* aggregate, index_type first, index_type* root_of) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    if (state[i] == root) root_of[aggregate[i]] = static_cast<index_type>(i);
+    if (state[i] == root) root_of[aggregate[i] - first] = static_cast<index_type>(i);
   });
 }
 
@@ -278,9 +388,18 @@ template <class Exec, class T>
 size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
                             const index_type* g_col_idx, const T* g_weight,
                             const std::int8_t* state, index_type* aggregate) {
-  // distance[i]: 0 root, 1 adjacent to a root, 2 further, 3 no strong connection.
-  Array<std::uint8_t> distances(exec, rows);
-  std::uint8_t* distance = distances.data();
+  Array<std::int32_t> distance(exec, rows);
+  const PointIds ids{0, rows, nullptr};
+  join_adjacent_root(exec, rows, g_row_ptr, g_col_idx, g_weight, state, ids, aggregate,
+                     distance.data());
+  return join_distance_two(exec, rows, g_row_ptr, g_col_idx, g_weight, distance.data(), ids,
+                           aggregate);
+}
+
+template <class Exec, class T>
+void join_adjacent_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                        const index_type* g_col_idx, const T* g_weight, const std::int8_t* state,
+                        PointIds ids, index_type* aggregate, std::int32_t* distance) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     if (state[i] == root) {
       distance[i] = 0;
@@ -291,13 +410,16 @@ size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type*
       return;
     }
     index_type best = -1;
+    std::int64_t best_id = 0;
     T best_weight{0};
     for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
       const index_type j = g_col_idx[k];
       if (state[j] != root) continue;
       const T w = g_weight[k];
-      if (best < 0 || w > best_weight || (w == best_weight && j < best)) {
+      const std::int64_t id = ids(j);
+      if (best < 0 || w > best_weight || (w == best_weight && id < best_id)) {
         best = j;
+        best_id = id;
         best_weight = w;
       }
     }
@@ -305,18 +427,27 @@ size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type*
     if (best >= 0) aggregate[i] = aggregate[best];
     distance[i] = best >= 0 ? 1 : 2;
   });
+}
+
+template <class Exec, class T>
+size_type join_distance_two(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                            const index_type* g_col_idx, const T* g_weight,
+                            const std::int32_t* distance, PointIds ids, index_type* aggregate) {
   return transform_reduce(
       exec, rows, size_type{0},
       [=] STRATA_HD(size_type i) -> size_type {
         if (distance[i] != 2) return 0;
         index_type best = -1;
+        std::int64_t best_id = 0;
         T best_weight{0};
         for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
           const index_type j = g_col_idx[k];
           if (distance[j] != 1) continue;
           const T w = g_weight[k];
-          if (best < 0 || w > best_weight || (w == best_weight && j < best)) {
+          const std::int64_t id = ids(j);
+          if (best < 0 || w > best_weight || (w == best_weight && id < best_id)) {
             best = j;
+            best_id = id;
             best_weight = w;
           }
         }
@@ -337,15 +468,15 @@ size_type interpolation_pattern(const Exec& exec, size_type rows, const index_ty
   return exclusive_scan(exec, row_ptr, row_ptr, rows + 1);
 }
 
-template <class Exec, class T>
+template <class Exec, class T, class I>
 void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggregate, int k,
-                        const T* B, const offset_type* row_ptr, index_type* col_idx, T* values) {
+                        const T* B, const offset_type* row_ptr, I* col_idx, T* values) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     const index_type a = aggregate[i];
     if (a < 0) return;
     const offset_type base = row_ptr[i];
     for (int c = 0; c < k; ++c) {
-      col_idx[base + c] = static_cast<index_type>(static_cast<size_type>(a) * k + c);
+      col_idx[base + c] = static_cast<I>(static_cast<size_type>(a) * k + c);
       values[base + c] = B[static_cast<size_type>(c) * rows + i];
     }
   });
@@ -386,7 +517,7 @@ size_type orthonormalize_aggregates(const Exec& exec, size_type aggregates, int 
             coarse_B[static_cast<size_type>(c) * coarse + a * k + d] = T{0};
           keep[row_c] = kept ? 1 : 0;
           dropped += kept ? 0 : 1;
-          for (offset_type t = 0; t < m; ++t) {  // the same value into P(i, a k + c)
+          for (offset_type t = 0; t < m && p_values != nullptr; ++t) {  // the same into P(i, a k + c)
             p_values[p_row_ptr[r_col_idx[r_row_ptr[row_c] + t]] + c] = v[t];
           }
         }
