@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/amg/aggregation_internal.hpp"
+#include "core/amg/distributed_aggregation.hpp"
 #include "core/amg/stage_timer.hpp"
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/random.hpp"
@@ -407,11 +408,6 @@ class AggregationCoarsening final : public Coarsening<T> {
 
   std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
                                      StageTimes& times) override {
-    // A distributed level is aggregated within each process, on its
-    // diagonal block: aggregates never span processes, so P has no
-    // off-process entries (no rows of P travel for P, R or the smoother),
-    // at the price of aggregates cut at process boundaries (more of them,
-    // and iteration counts that vary a little with the number of processes).
     const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A);
     if (distributed != nullptr) distributed_ = true;
     if (level == 0) on_host_ = level_A.executor().is_host();
@@ -426,6 +422,7 @@ class AggregationCoarsening final : public Coarsening<T> {
             "aggregation coarsening: level " + std::to_string(level) +
                 " requested before the levels above it");
     near_null_.resize(static_cast<std::size_t>(level) + 1);
+    if (distributed) return coarsen_distributed(distributed->matrix(), level, times);
     StrengthGraph<T> S;
     {
       StageTimer clock(exec, times, "strength");
@@ -436,30 +433,44 @@ class AggregationCoarsening final : public Coarsening<T> {
       StageTimer clock(exec, times, "aggregation");
       aggregates = aggregate(S, params_.seed, level);
     }
-    // A process without aggregates still takes part (the hierarchy decides
-    // from the global sizes, alike on every process).
-    if (aggregates.count() == 0 && !distributed) return std::nullopt;
+    if (aggregates.count() == 0) return std::nullopt;
     PiecewiseConstantInterpolation<T> interpolation;
     {
       StageTimer clock(exec, times, "interpolation");
       interpolation = piecewise_constant_interpolation(aggregates, near_null_[level], columns_);
     }
     const size_type coarse = interpolation.P.cols();
-    if (distributed) {
-      near_null_.push_back(std::move(interpolation.coarse_near_null_space));
-      StageTimer clock(exec, times, "interpolation");
-      const DistributedCsrMatrix<T>& fine = distributed->matrix();
-      RowPartition coarse_rows = RowPartition::from_local_rows(fine.communicator(), coarse);
-      auto P = std::make_shared<const DistributedOperator<T>>(
-          from_diagonal_block(fine.row_partition(), coarse_rows, interpolation.P));
-      auto R = std::make_shared<const DistributedOperator<T>>(
-          from_diagonal_block(coarse_rows, fine.row_partition(), interpolation.R));
-      return Transfer<T>{std::move(P), std::move(R)};
-    }
     if (coarse == 0 || coarse >= A.rows()) return std::nullopt;
     near_null_.push_back(std::move(interpolation.coarse_near_null_space));
     return Transfer<T>{std::make_shared<const CsrOperator<T>>(std::move(interpolation.P)),
                        std::make_shared<const CsrOperator<T>>(std::move(interpolation.R))};
+  }
+
+  /// A distributed level gets the serial aggregates whatever the number of
+  /// processes (distributed_aggregation.hpp): MIS(2) across processes, and
+  /// aggregates that span processes, each owned by its root's process.
+  /// Collective: every process takes the same branches (global sizes).
+  std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
+                                                 StageTimes& times) {
+    const Executor& exec = A.executor();
+    detail::DistributedAggregates aggregates;
+    {
+      // The strength stage's messages and MIS(2)'s are interleaved with the
+      // graph's construction; both are counted as aggregation.
+      StageTimer clock(exec, times, "aggregation");
+      aggregates = detail::distributed_aggregates(A, alpha_, params_.seed, level);
+    }
+    if (aggregates.global_count == 0) return std::nullopt;
+    detail::DistributedInterpolation<T> interpolation;
+    {
+      StageTimer clock(exec, times, "interpolation");
+      interpolation = detail::distributed_interpolation(A, aggregates, near_null_[level], columns_);
+    }
+    const size_type coarse = interpolation.P->global_cols();
+    if (coarse == 0 || coarse >= A.global_rows()) return std::nullopt;
+    near_null_.push_back(std::move(interpolation.coarse_near_null_space));
+    return Transfer<T>{std::make_shared<const DistributedOperator<T>>(std::move(interpolation.P)),
+                       std::make_shared<const DistributedOperator<T>>(std::move(interpolation.R))};
   }
 
   /// The next level's near-null space (column-major, one column per
@@ -491,7 +502,8 @@ class AggregationCoarsening final : public Coarsening<T> {
     return std::string("aggregation MIS(2), alpha ") + alpha + ", " +
            (user_B_.empty() ? std::string("B = 1")
                             : "B with " + std::to_string(columns_) + " columns") +
-           (distributed_ ? ", aggregates within each process, Galerkin by distributed SpGEMM"
+           (distributed_ ? ", MIS(2) across processes (aggregates may span them), Galerkin by "
+                           "distributed SpGEMM"
                          : ", Galerkin by " + std::string(params_.galerkin_by_spgemm ? "SpGEMM"
                                                           : on_host_                 ? "rows (host)"
                                                                      : "sort/reduce"));
