@@ -317,14 +317,35 @@ DistributedInterpolation<T> distributed_interpolation(const DistributedCsrMatrix
                                           T(aggregate_drop_tolerance));
   });
   result.dropped = strata::detail::sum_over_processes(comm, dropped);
+  RowPartition kept = coarse;
   if (result.dropped > 0) {
-    throw not_implemented(
-        "aggregation coarsening: " + std::to_string(result.dropped) +
-        " near-null space columns are rank-deficient on their aggregates of a distributed level "
-        "(an aggregate with fewer points than columns); dropping them across processes is not "
-        "implemented");
+    // B is rank-deficient on some aggregates: their dropped columns are rows
+    // of R here; the kept ones are renumbered in global order (the scan of
+    // the processes' kept counts), as the serial drop_columns renumbers.
+    Array<index_type> new_index(exec, local_coarse);
+    const size_type kept_here = exclusive_scan(keep, new_index);
+    kept = RowPartition::from_local_rows(comm, kept_here);
+    RowBlock<T> kept_rows;
+    kept_rows.row_ptr = Array<offset_type>(exec, kept_here + 1);
+    exec.visit([&](const auto& e) {
+      agg::kept_row_lengths(e, local_coarse, kept_here, keep.data(), new_index.data(),
+                            rows.row_ptr.data(), kept_rows.row_ptr.data());
+    });
+    const size_type kept_nnz = exclusive_scan(kept_rows.row_ptr, kept_rows.row_ptr);
+    kept_rows.cols = Array<global_index>(exec, kept_nnz);
+    kept_rows.values = Array<T>(exec, kept_nnz);
+    Array<T> kept_B(exec, kept_here * k);
+    exec.visit([&](const auto& e) {
+      agg::copy_kept_rows(e, local_coarse, kept_here, keep.data(), new_index.data(),
+                          rows.row_ptr.data(), rows.cols.data(), rows.values.data(),
+                          kept_rows.row_ptr.data(), kept_rows.cols.data(),
+                          kept_rows.values.data(), k, result.coarse_near_null_space.data(),
+                          kept_B.data());
+    });
+    rows = std::move(kept_rows);
+    result.coarse_near_null_space = std::move(kept_B);
   }
-  result.R = std::make_shared<DistributedCsrMatrix<T>>(coarse, A.row_partition(), rows);
+  result.R = std::make_shared<DistributedCsrMatrix<T>>(kept, A.row_partition(), rows);
   result.P = std::make_shared<DistributedCsrMatrix<T>>(transpose(*result.R));
   return result;
 }

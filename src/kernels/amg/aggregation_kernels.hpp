@@ -261,6 +261,24 @@ CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, 
                           const T* p_values, const index_type* keep, const index_type* new_index,
                           int k, const T* B, T* B_kept);
 
+/// A distributed level's dropped columns are rows of R on the aggregates'
+/// owner: count[new_index[r]] = the length of row r of R for each kept r
+/// (new_index an exclusive scan of keep; count has kept + 1 entries, the
+/// last 0), so that a scan of count gives the kept rows' offsets.
+template <class Exec>
+void kept_row_lengths(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                      const index_type* new_index, const offset_type* row_ptr,
+                      offset_type* count);
+
+/// The kept rows of R (out_ptr: the scan of kept_row_lengths) and of the
+/// column-major coarse B (rows `rows` -> `kept` rows), as drop_columns
+/// keeps P's columns.
+template <class Exec, class T>
+void copy_kept_rows(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                    const index_type* new_index, const offset_type* row_ptr,
+                    const std::int64_t* cols, const T* values, const offset_type* out_ptr,
+                    std::int64_t* out_cols, T* out_values, int k, const T* B, T* B_kept);
+
 // ----------------------------------------------------------------- 4. Galerkin
 
 /// The plan of SortReduceCoarseProduct (aggregation.hpp): equation 7 as two

@@ -565,6 +565,38 @@ CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, 
   return CsrMatrix<T>(rows, new_cols, std::move(row_ptr), std::move(col_idx), std::move(values));
 }
 
+template <class Exec>
+void kept_row_lengths(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                      const index_type* new_index, const offset_type* row_ptr,
+                      offset_type* count) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
+    if (r == rows) {
+      count[kept] = 0;
+    } else if (keep[r]) {
+      count[new_index[r]] = row_ptr[r + 1] - row_ptr[r];
+    }
+  });
+}
+
+template <class Exec, class T>
+void copy_kept_rows(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                    const index_type* new_index, const offset_type* row_ptr,
+                    const std::int64_t* cols, const T* values, const offset_type* out_ptr,
+                    std::int64_t* out_cols, T* out_values, int k, const T* B, T* B_kept) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    if (!keep[r]) return;
+    const size_type to = new_index[r];
+    offset_type out = out_ptr[to];
+    for (offset_type e = row_ptr[r]; e < row_ptr[r + 1]; ++e, ++out) {
+      out_cols[out] = cols[e];
+      out_values[out] = values[e];
+    }
+    for (int c = 0; c < k; ++c) {
+      B_kept[static_cast<size_type>(c) * kept + to] = B[static_cast<size_type>(c) * rows + r];
+    }
+  });
+}
+
 // ----------------------------------------------------------------- 4. Galerkin
 
 namespace detail {
