@@ -344,5 +344,37 @@ TEST(DistributedAggregation, HierarchyAndIterationsEqualTheSerialOnes) {
   }
 }
 
+/// On the GPU (one per process where there are enough): the aggregates
+/// and P of the device run are the serial host ones (MIS(2) compares
+/// integers and the weights' serial expression; Gram-Schmidt rounds each
+/// product and sum separately on both backends). The hierarchy beyond is
+/// left to DistributedDevice.AggregationAmgMatchesTheHostRun (the device's
+/// sparse products contract multiply-adds).
+TEST(DistributedAggregationDevice, AggregatesAndInterpolationAreTheSerialOnes) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const Communicator comm = world();
+  const Executor host = Executor::host(), dev = test::rank_device(comm);
+  for (const Problem& problem : problems()) {
+    const amg::Aggregates serial = amg::aggregate(amg::strength_graph(problem.A, problem.alpha), 3);
+    const size_type n = problem.A.rows();
+    const std::vector<double> ones(std::size_t(n), 1.0);
+    const auto serial_P =
+        amg::piecewise_constant_interpolation(serial, Array<double>(host, ones), 1).P;
+    for (const RowPartition& part : partitions(comm, n)) {
+      SCOPED_TRACE(problem.name + ", first row here " + std::to_string(part.begin()));
+      const auto A = scatter_rows(problem.A, part, dev);
+      const auto d = amg::detail::distributed_aggregates(A, problem.alpha, 3, 0);
+      EXPECT_EQ(d.iterations, serial.iterations);
+      EXPECT_EQ(all_of(d.aggregate.to_vector()), serial.aggregate.to_vector());
+      const auto interpolation = amg::detail::distributed_interpolation(
+          A, d, Array<double>(dev, part.local_size(), 1.0), 1);
+      const test::Entries P = test::gathered(interpolation.P->to(host));
+      const test::Entries expected = test::entries_of(serial_P);
+      ASSERT_EQ(P.size(), expected.size());
+      for (const auto& [key, value] : expected) EXPECT_EQ(P.at(key), value);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata
