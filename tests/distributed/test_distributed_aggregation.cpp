@@ -344,6 +344,32 @@ TEST(DistributedAggregation, HierarchyAndIterationsEqualTheSerialOnes) {
   }
 }
 
+/// A near-null vector of the wrong length on one process only: every
+/// process throws (none waits in MIS(2)'s exchanges for it), the process
+/// at fault naming the vector.
+TEST(DistributedAggregation, AWrongNearNullSpaceOnOneProcessThrowsOnEvery) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const CsrMatrix<double> whole = gallery::poisson2d(host, 12, 12);
+  const RowPartition part = RowPartition::uniform(comm, whole.rows());
+  auto A = std::make_shared<const DistributedOperator<double>>(scatter_rows(whole, part, host));
+  const bool faulty = comm.rank() == comm.size() - 1;
+  std::vector<Vector<double>> B;
+  B.emplace_back(host, part.local_size() + (faulty ? 1 : 0), 1.0);
+  try {
+    const amg::Hierarchy<double> H(A, amg::make_aggregation_coarsening<double>({}, std::move(B)),
+                                   {}, std::make_shared<const DistributedReduction<double>>(comm));
+    ADD_FAILURE() << "no exception";
+  } catch (const error& e) {
+    if (faulty) {
+      EXPECT_NE(std::string(e.what()).find("near_null_space[0]"), std::string::npos) << e.what();
+    } else {
+      EXPECT_NE(std::string(e.what()).find("aggregation coarsening"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 /// On the GPU (one per process where there are enough): the aggregates
 /// and P of the device run are the serial host ones (MIS(2) compares
 /// integers and the weights' serial expression; Gram-Schmidt rounds each

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "core/amg/aggregation_internal.hpp"
 #include "core/amg/distributed_aggregation.hpp"
 #include "core/amg/stage_timer.hpp"
+#include "core/distributed/communication.hpp"
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/random.hpp"
 #include "strata/core/primitives.hpp"
@@ -416,7 +418,19 @@ class AggregationCoarsening final : public Coarsening<T> {
     const Executor& exec = A.executor();
     if (level == 0) {
       near_null_.clear();
-      near_null_.push_back(finest_near_null_space(A));
+      std::exception_ptr failure;
+      try {
+        near_null_.push_back(finest_near_null_space(A));
+      } catch (...) {
+        if (distributed == nullptr) throw;
+        failure = std::current_exception();
+      }
+      // A process whose rows of B are wrong must not leave the others
+      // waiting in MIS(2)'s exchanges: all of them throw.
+      if (distributed != nullptr) {
+        strata::detail::agree_on_failure(distributed->matrix().communicator(), failure,
+                                         "aggregation coarsening");
+      }
     }
     require(level >= 0 && level < static_cast<int>(near_null_.size()),
             "aggregation coarsening: level " + std::to_string(level) +

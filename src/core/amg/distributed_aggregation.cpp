@@ -8,6 +8,7 @@
 #include "core/amg/distributed_aggregation.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <string>
 #include <utility>
@@ -267,12 +268,18 @@ DistributedInterpolation<T> distributed_interpolation(const DistributedCsrMatrix
   const size_type n = A.local_rows();
   const int k = columns;
   require(k >= 1, "aggregation coarsening: columns must be >= 1, got " + std::to_string(k));
-  check_location(exec, near_null_space.executor(), "near_null_space", "the level");
-  if (near_null_space.size() != n * k) {
-    throw dimension_mismatch("aggregation coarsening: the near-null space has " +
-                             std::to_string(near_null_space.size()) + " values here, expected " +
-                             std::to_string(n) + " rows x " + std::to_string(k) + " columns");
+  std::exception_ptr failure;
+  try {
+    check_location(exec, near_null_space.executor(), "near_null_space", "the level");
+    if (near_null_space.size() != n * k) {
+      throw dimension_mismatch("aggregation coarsening: the near-null space has " +
+                               std::to_string(near_null_space.size()) + " values here, expected " +
+                               std::to_string(n) + " rows x " + std::to_string(k) + " columns");
+    }
+  } catch (...) {
+    failure = std::current_exception();
   }
+  strata::detail::agree_on_failure(comm, failure, "aggregation coarsening");
   const size_type local_coarse = aggregates.owned * k;
   const RowPartition coarse = RowPartition::from_local_rows(comm, local_coarse);
   checked_index(coarse.global_size(), "aggregation coarsening: aggregates x columns");
