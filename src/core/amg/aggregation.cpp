@@ -467,13 +467,8 @@ class AggregationCoarsening final : public Coarsening<T> {
   std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
                                                  StageTimes& times) {
     const Executor& exec = A.executor();
-    detail::DistributedAggregates aggregates;
-    {
-      // The strength stage's messages and MIS(2)'s are interleaved with the
-      // graph's construction; both are counted as aggregation.
-      StageTimer clock(exec, times, "aggregation");
-      aggregates = detail::distributed_aggregates(A, alpha_, params_.seed, level);
-    }
+    const detail::DistributedAggregates aggregates =
+        detail::distributed_aggregates(A, alpha_, params_.seed, level, &times);
     if (aggregates.global_count == 0) return std::nullopt;
     detail::DistributedInterpolation<T> interpolation;
     {
@@ -516,7 +511,7 @@ class AggregationCoarsening final : public Coarsening<T> {
     return std::string("aggregation MIS(2), alpha ") + alpha + ", " +
            (user_B_.empty() ? std::string("B = 1")
                             : "B with " + std::to_string(columns_) + " columns") +
-           (distributed_ ? ", MIS(2) across processes (aggregates may span them), Galerkin by "
+           (distributed_ ? ", across processes (aggregates may span them), Galerkin by "
                            "distributed SpGEMM"
                          : ", Galerkin by " + std::string(params_.galerkin_by_spgemm ? "SpGEMM"
                                                           : on_host_                 ? "rows (host)"

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "strata/amg/aggregation.hpp"
 #include "strata/distributed/matrix.hpp"
@@ -50,10 +51,12 @@ struct DistributedAggregates {
 /// the serial aggregate(strength_graph(whole A, alpha), seed, level) on
 /// this process's rows. Throws invalid_argument (on every process) when A
 /// is not square with matching partitions or has 2^31 rows or more (MIS(2)
-/// packs a global row into 32 bits).
+/// packs a global row into 32 bits). With `times`, adds the stages' times
+/// to "strength" and "aggregation".
 template <class T>
 DistributedAggregates distributed_aggregates(const DistributedCsrMatrix<T>& A, double alpha,
-                                             std::uint64_t seed, int level);
+                                             std::uint64_t seed, int level,
+                                             StageTimes* times = nullptr);
 
 /// Stage 3's result on a distributed level.
 template <class T>
@@ -72,7 +75,6 @@ struct DistributedInterpolation {
 template <class T>
 DistributedInterpolation<T> distributed_interpolation(const DistributedCsrMatrix<T>& A,
                                                       const DistributedAggregates& aggregates,
-                                                      const Array<T>& near_null_space,
-                                                      int columns);
+                                                      const Array<T>& near_null_space, int columns);
 
 }  // namespace strata::amg::detail

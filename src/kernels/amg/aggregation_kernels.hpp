@@ -15,11 +15,11 @@
 
 #include <cstdint>
 
+#include "kernels/base/hd.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/core/array.hpp"
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
-#include "kernels/base/hd.hpp"
 
 namespace strata::kernels::aggregation {
 
@@ -90,37 +90,29 @@ void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr
                     const index_type* col_idx, const T* values, T alpha, const T* sign,
                     const T* strongest, T* code, T* weight);
 
-/// keys[e] = r * columns + cols[e] for entry e of row r (row_ptr has rows +
-/// 1 offsets): sorting by these keys sorts each row by global column.
-template <class Exec>
-void row_column_keys(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                     const std::int64_t* cols, std::uint64_t columns, std::uint64_t* keys);
-
-/// The two halves of the union below: flags[e] = 1 for e < m1 with
-/// own_code[e] == 2 (C_ij), 2 for e = m1 + t with transposed_code[t] == 2
-/// (C_ji), else 0.
+/// The strength graph's row r (global row first + r) as the union of the
+/// row's stored entries (a_ptr, a_cols: global columns, a_code from
+/// strength_codes: 2 when C_ij) and its transposed entries (t_ptr, t_cols,
+/// t_code: row r of the transposed codes, 2 when C_ji): an edge to every
+/// j != i with C_ij or C_ji, the transposed-only entries (j, i stored, i, j
+/// not) included, as the serial graph of A + 0 A^T. Each stored column is
+/// looked up in the other list by a scan (rows are short; neither list
+/// needs sorting). Counts: count[r] edges (count has rows + 1 entries, the
+/// last 0), influence[r] = #{j != i : C_ji}.
 template <class Exec, class T>
-void union_flags(const Exec& exec, size_type m1, size_type m2, const T* own_code,
-                 const T* transposed_code, std::int32_t* flags);
-
-/// The strength graph's rows from the union of a row's entries (i, j) and
-/// its transposed entries: `keys` (sorted, distinct: r * columns + j, row
-/// r = global row first + r) with flags (bit 0: C_ij, bit 1: C_ji) and the
-/// weights of the stored entries (0 for transposed-only ones). An edge i-j
-/// for every j != i with either bit. Counts: count[r] edges (count has
-/// rows + 1 entries, the last 0) and influence[r] = #{j != i : C_ji}.
-template <class Exec>
-void union_counts(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
-                  const std::int32_t* flags, std::uint64_t columns, std::int64_t first,
-                  offset_type* count, index_type* influence);
+void union_counts(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                  const std::int64_t* a_cols, const T* a_code, const offset_type* t_ptr,
+                  const std::int64_t* t_cols, const T* t_code, offset_type* count,
+                  index_type* influence);
 
 /// Fills the edges counted by union_counts (g_row_ptr, a scan of count):
-/// the global column and the weight.
+/// the global column and the weight (a_weight of the stored entry, 0 for a
+/// transposed-only one), the stored entries first in their order.
 template <class Exec, class T>
-void union_fill(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
-                const std::int32_t* flags, const T* weights, std::uint64_t columns,
-                std::int64_t first, const offset_type* g_row_ptr, std::int64_t* g_cols,
-                T* g_weight);
+void union_fill(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                const std::int64_t* a_cols, const T* a_code, const T* a_weight,
+                const offset_type* t_ptr, const std::int64_t* t_cols, const T* t_code,
+                const offset_type* g_row_ptr, std::int64_t* g_cols, T* g_weight);
 
 // --------------------------------------------------------------- 2. MIS(2)
 
@@ -186,8 +178,8 @@ void mis2_unpack_state(const Exec& exec, size_type count, const std::uint64_t* s
 /// is the number of roots on the processes before this one (0 serially),
 /// so that a distributed level numbers its aggregates as the serial one.
 template <class Exec>
-size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                       index_type first, index_type* aggregate);
+size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state, index_type first,
+                       index_type* aggregate);
 template <class Exec>
 void list_roots(const Exec& exec, size_type rows, const std::int8_t* state,
                 const index_type* aggregate, index_type first, index_type* root);
@@ -261,14 +253,21 @@ CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, 
                           const T* p_values, const index_type* keep, const index_type* new_index,
                           int k, const T* B, T* B_kept);
 
+/// Sorts each row's entries by column (insertion sort of the row, values
+/// alongside): R's rows on a distributed level, so that Gram-Schmidt sums
+/// over an aggregate's points in global order as the serial stage does.
+/// Rows are aggregates (tens of entries).
+template <class Exec, class T>
+void sort_rows(const Exec& exec, size_type rows, const offset_type* row_ptr, std::int64_t* cols,
+               T* values);
+
 /// A distributed level's dropped columns are rows of R on the aggregates'
 /// owner: count[new_index[r]] = the length of row r of R for each kept r
 /// (new_index an exclusive scan of keep; count has kept + 1 entries, the
 /// last 0), so that a scan of count gives the kept rows' offsets.
 template <class Exec>
 void kept_row_lengths(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
-                      const index_type* new_index, const offset_type* row_ptr,
-                      offset_type* count);
+                      const index_type* new_index, const offset_type* row_ptr, offset_type* count);
 
 /// The kept rows of R (out_ptr: the scan of kept_row_lengths) and of the
 /// column-major coarse B (rows `rows` -> `kept` rows), as drop_columns

@@ -214,43 +214,44 @@ void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr
   });
 }
 
-template <class Exec>
-void row_column_keys(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                     const std::int64_t* cols, std::uint64_t columns, std::uint64_t* keys) {
-  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
-    for (offset_type k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
-      keys[k] = static_cast<std::uint64_t>(r) * columns + static_cast<std::uint64_t>(cols[k]);
-    }
-  });
+namespace detail {
+
+/// The entry of column j in cols[begin, end), or -1.
+STRATA_HD inline offset_type find_column(const std::int64_t* cols, offset_type begin,
+                                         offset_type end, std::int64_t j) {
+  for (offset_type k = begin; k < end; ++k) {
+    if (cols[k] == j) return k;
+  }
+  return -1;
 }
+
+}  // namespace detail
 
 template <class Exec, class T>
-void union_flags(const Exec& exec, size_type m1, size_type m2, const T* own_code,
-                 const T* transposed_code, std::int32_t* flags) {
-  parallel_for(exec, m1 + m2, [=] STRATA_HD(size_type e) {
-    flags[e] = e < m1 ? (own_code[e] == T{2} ? 1 : 0) : (transposed_code[e - m1] == T{2} ? 2 : 0);
-  });
-}
-
-template <class Exec>
-void union_counts(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
-                  const std::int32_t* flags, std::uint64_t columns, std::int64_t first,
-                  offset_type* count, index_type* influence) {
+void union_counts(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                  const std::int64_t* a_cols, const T* a_code, const offset_type* t_ptr,
+                  const std::int64_t* t_cols, const T* t_code, offset_type* count,
+                  index_type* influence) {
   parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
     if (r == rows) {
       count[r] = 0;
       return;
     }
-    const std::uint64_t base = static_cast<std::uint64_t>(r) * columns;
-    const size_type begin = detail::lower_bound(keys, m, base);
-    const size_type end = detail::lower_bound(keys, m, base + columns);
-    const std::uint64_t self = static_cast<std::uint64_t>(first + r);
+    const std::int64_t self = first + r;
     offset_type edges = 0;
     index_type influenced = 0;
-    for (size_type k = begin; k < end; ++k) {
-      if (keys[k] - base == self) continue;
-      edges += (flags[k] & 3) != 0 ? 1 : 0;
-      influenced += (flags[k] & 2) != 0 ? 1 : 0;
+    for (offset_type e = a_ptr[r]; e < a_ptr[r + 1]; ++e) {
+      if (a_cols[e] == self) continue;
+      const offset_type t = detail::find_column(t_cols, t_ptr[r], t_ptr[r + 1], a_cols[e]);
+      const bool c_ji = t >= 0 && t_code[t] == T{2};
+      edges += (a_code[e] == T{2} || c_ji) ? 1 : 0;
+      influenced += c_ji ? 1 : 0;
+    }
+    for (offset_type t = t_ptr[r]; t < t_ptr[r + 1]; ++t) {
+      if (t_cols[t] == self || t_code[t] != T{2}) continue;
+      if (detail::find_column(a_cols, a_ptr[r], a_ptr[r + 1], t_cols[t]) >= 0) continue;
+      ++edges;  // stored only as (j, i): the serial graph's added zero
+      ++influenced;
     }
     count[r] = edges;
     influence[r] = influenced;
@@ -258,20 +259,26 @@ void union_counts(const Exec& exec, size_type rows, size_type m, const std::uint
 }
 
 template <class Exec, class T>
-void union_fill(const Exec& exec, size_type rows, size_type m, const std::uint64_t* keys,
-                const std::int32_t* flags, const T* weights, std::uint64_t columns,
-                std::int64_t first, const offset_type* g_row_ptr, std::int64_t* g_cols,
-                T* g_weight) {
+void union_fill(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                const std::int64_t* a_cols, const T* a_code, const T* a_weight,
+                const offset_type* t_ptr, const std::int64_t* t_cols, const T* t_code,
+                const offset_type* g_row_ptr, std::int64_t* g_cols, T* g_weight) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
-    const std::uint64_t base = static_cast<std::uint64_t>(r) * columns;
-    const size_type begin = detail::lower_bound(keys, m, base);
-    const size_type end = detail::lower_bound(keys, m, base + columns);
-    const std::uint64_t self = static_cast<std::uint64_t>(first + r);
+    const std::int64_t self = first + r;
     offset_type out = g_row_ptr[r];
-    for (size_type k = begin; k < end; ++k) {
-      if (keys[k] - base == self || (flags[k] & 3) == 0) continue;
-      g_cols[out] = static_cast<std::int64_t>(keys[k] - base);
-      g_weight[out] = weights[k];
+    for (offset_type e = a_ptr[r]; e < a_ptr[r + 1]; ++e) {
+      if (a_cols[e] == self) continue;
+      const offset_type t = detail::find_column(t_cols, t_ptr[r], t_ptr[r + 1], a_cols[e]);
+      if (a_code[e] != T{2} && !(t >= 0 && t_code[t] == T{2})) continue;
+      g_cols[out] = a_cols[e];
+      g_weight[out] = a_weight[e];
+      ++out;
+    }
+    for (offset_type t = t_ptr[r]; t < t_ptr[r + 1]; ++t) {
+      if (t_cols[t] == self || t_code[t] != T{2}) continue;
+      if (detail::find_column(a_cols, a_ptr[r], a_ptr[r + 1], t_cols[t]) >= 0) continue;
+      g_cols[out] = t_cols[t];
+      g_weight[out] = T{0};
       ++out;
     }
   });
@@ -366,8 +373,8 @@ void mis2_unpack_state(const Exec& exec, size_type count, const std::uint64_t* s
 // ----------------------------------------------------------- aggregation
 
 template <class Exec>
-size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                       index_type first, index_type* aggregate) {
+size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state, index_type first,
+                       index_type* aggregate) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) { aggregate[i] = state[i] == root ? 1 : 0; });
   const index_type roots = exclusive_scan(exec, aggregate, aggregate, rows);
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
@@ -517,7 +524,8 @@ size_type orthonormalize_aggregates(const Exec& exec, size_type aggregates, int 
             coarse_B[static_cast<size_type>(c) * coarse + a * k + d] = T{0};
           keep[row_c] = kept ? 1 : 0;
           dropped += kept ? 0 : 1;
-          for (offset_type t = 0; t < m && p_values != nullptr; ++t) {  // the same into P(i, a k + c)
+          // The same value into P(i, a k + c) (none for a distributed level).
+          for (offset_type t = 0; t < m && p_values != nullptr; ++t) {
             p_values[p_row_ptr[r_col_idx[r_row_ptr[row_c] + t]] + c] = v[t];
           }
         }
@@ -565,10 +573,27 @@ CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, 
   return CsrMatrix<T>(rows, new_cols, std::move(row_ptr), std::move(col_idx), std::move(values));
 }
 
+template <class Exec, class T>
+void sort_rows(const Exec& exec, size_type rows, const offset_type* row_ptr, std::int64_t* cols,
+               T* values) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    for (offset_type k = row_ptr[r] + 1; k < row_ptr[r + 1]; ++k) {
+      const std::int64_t c = cols[k];
+      const T v = values[k];
+      offset_type p = k;
+      for (; p > row_ptr[r] && cols[p - 1] > c; --p) {
+        cols[p] = cols[p - 1];
+        values[p] = values[p - 1];
+      }
+      cols[p] = c;
+      values[p] = v;
+    }
+  });
+}
+
 template <class Exec>
 void kept_row_lengths(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
-                      const index_type* new_index, const offset_type* row_ptr,
-                      offset_type* count) {
+                      const index_type* new_index, const offset_type* row_ptr, offset_type* count) {
   parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
     if (r == rows) {
       count[kept] = 0;
