@@ -76,7 +76,8 @@ std::vector<Problem> problems() {
   std::vector<Problem> out;
   out.push_back({"poisson2d 23x19", gallery::poisson2d(host, 23, 19), 0.25});
   out.push_back({"poisson3d 9", gallery::poisson3d(host, 9, 9, 9), 0.5});
-  out.push_back({"anisotropic2d 24, rotated", gallery::anisotropic2d(host, 24, 24, 0.01, 0.6), 0.25});
+  out.push_back(
+      {"anisotropic2d 24, rotated", gallery::anisotropic2d(host, 24, 24, 0.01, 0.6), 0.25});
   out.push_back({"poisson2d 20, nonsymmetric pattern",
                  without_some_upper_entries(gallery::poisson2d(host, 20, 20)), 0.25});
   return out;
@@ -121,7 +122,8 @@ TEST(DistributedAggregation, Mis2AggregatesAreTheSerialOnes) {
           const auto mine = d.aggregate.to_vector();
           int spanning = 0;
           for (const int a : mine) {
-            spanning += a >= 0 && (a < d.first || a >= d.first + static_cast<global_index>(d.owned));
+            spanning +=
+                a >= 0 && (a < d.first || a >= d.first + static_cast<global_index>(d.owned));
           }
           int total = 0;
           MPI_Allreduce(&spanning, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -174,8 +176,8 @@ TEST(DistributedAggregation, InterpolationEqualsTheSerialOne) {
     }
     const amg::Aggregates serial_aggregates =
         amg::aggregate(amg::strength_graph(c.A, c.alpha), 1, 0);
-    const amg::PiecewiseConstantInterpolation<double> serial = amg::piecewise_constant_interpolation(
-        serial_aggregates, Array<double>(host, whole), k);
+    const amg::PiecewiseConstantInterpolation<double> serial =
+        amg::piecewise_constant_interpolation(serial_aggregates, Array<double>(host, whole), k);
     const test::Entries serial_P = test::entries_of(serial.P);
     const auto serial_B = serial.coarse_near_null_space.to_vector();
     const size_type coarse = serial.P.cols();
@@ -282,8 +284,8 @@ TEST(DistributedAggregation, RigidBodyModesGiveTheSerialHierarchy) {
       mine.emplace_back(Array<double>(
           host, std::vector<double>(all.begin() + part.begin(), all.begin() + part.end())));
     }
-    auto A = std::make_shared<const DistributedOperator<double>>(
-        scatter_rows(problem.A, part, host));
+    auto A =
+        std::make_shared<const DistributedOperator<double>>(scatter_rows(problem.A, part, host));
     auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
     const amg::Hierarchy<double> dist(A, coarsening(std::move(mine)), h, reduction);
     const Vector<double> b = block_of(part);
@@ -327,8 +329,7 @@ TEST(DistributedAggregation, HierarchyAndIterationsEqualTheSerialOnes) {
       for (const RowPartition& part : partitions(comm, c.A.rows())) {
         SCOPED_TRACE(c.name + (cycle == amg::CycleType::K ? ", K-cycle FCG" : ", V-cycle PCG") +
                      ", first row here " + std::to_string(part.begin()));
-        auto A = std::make_shared<const DistributedOperator<double>>(
-            scatter_rows(c.A, part, host));
+        auto A = std::make_shared<const DistributedOperator<double>>(scatter_rows(c.A, part, host));
         const Outcome dist =
             solve_with(A, std::make_shared<const DistributedReduction<double>>(comm),
                        block_of(part), cycle, method, c.dimension);

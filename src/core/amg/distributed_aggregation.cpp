@@ -24,6 +24,7 @@
 #include "strata/core/primitives.hpp"
 #include "strata/distributed/halo.hpp"
 #include "strata/distributed/rows.hpp"
+#include "strata/matrix/transpose.hpp"
 
 namespace strata::amg::detail {
 
@@ -47,14 +48,16 @@ struct DistributedStrength {
 /// stored and C_ij or C_ji (strength_graph on A + 0 A^T). C_ij needs only
 /// row i; C_ji and the entries stored only as (j, i) live in row j, which
 /// may be another process's: each process marks its rows' entries (code 2
-/// strong, 1 stored), the marks are transposed across processes, and each
-/// row's graph is the union of its entries and its transposed entries
-/// (union_counts/union_fill, row by row). The weights are the serial
+/// strong, 1 stored), the marks are transposed (the diagonal block's here,
+/// the off-diagonal block's across processes: only the boundary's entries
+/// travel), and each row's graph is the union of its entries and its
+/// transposed entries (union_counts/union_fill, row by row). The weights are the serial
 /// expression on the stored entries (0 for transposed-only ones), and the
-/// influence counts the C_ji, as the serial mark_strong does. (A global
-/// sort of the (row, column) keys did the same merge at 30 times the cost
-/// of this stage within a process: 0.63 s against 0.02 s per level 0 of
-/// poisson3d 64 on two processes here.)
+/// influence counts the C_ji, as the serial mark_strong does. (Measured
+/// on level 0 of poisson3d 64 on two processes here: a global sort of the
+/// (row, column) keys for the merge made this stage 0.63 s, the row-wise
+/// merge 0.19 s, of which 0.10 s was a distributed transpose of all the
+/// marks; the within-process aggregation took 0.02 s.)
 template <class T>
 DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, double alpha) {
   const Executor& exec = A.executor();
@@ -62,24 +65,50 @@ DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, do
   const global_index first = A.row_partition().begin(), last = A.row_partition().end();
   const CsrMatrix<T> L = local_view(A);
   RowBlock<T> marks = owned_rows(A);  // L's entries with global columns
-  const size_type m1 = marks.nnz();
-  Array<T> sign(exec, n), strongest(exec, n), weight(exec, m1);
+  Array<T> sign(exec, n), strongest(exec, n), weight(exec, marks.nnz());
+  const CsrMatrix<T>& diag = A.diag();
+  const CsrMatrix<T>& offd = A.offd();
+  Array<T> diag_code(exec, diag.nnz());
+  RowBlock<T> offd_codes;  // the off-diagonal block with global columns
+  offd_codes.row_ptr = Array<offset_type>(exec, n + 1);
+  offd_codes.cols = Array<global_index>(exec, offd.nnz());
+  offd_codes.values = Array<T>(exec, offd.nnz());
+  const auto offset = static_cast<index_type>(n);
   exec.visit([&](const auto& e) {
     agg::row_strength(e, n, L.row_ptr().data(), L.col_idx().data(), L.values().data(), sign.data(),
                       strongest.data());
-    agg::strength_codes(e, n, L.row_ptr().data(), L.col_idx().data(), L.values().data(), T(alpha),
-                        sign.data(), strongest.data(), marks.values.data(), weight.data());
+    agg::strength_codes(e, n, L.row_ptr().data(), L.col_idx().data(), L.values().data(), 0,
+                        T(alpha), sign.data(), strongest.data(), marks.values.data(),
+                        weight.data());
+    agg::strength_codes(e, n, diag.row_ptr().data(), diag.col_idx().data(), diag.values().data(), 0,
+                        T(alpha), sign.data(), strongest.data(), diag_code.data(),
+                        static_cast<T*>(nullptr));
+    agg::strength_codes(e, n, offd.row_ptr().data(), offd.col_idx().data(), offd.values().data(),
+                        offset, T(alpha), sign.data(), strongest.data(), offd_codes.values.data(),
+                        static_cast<T*>(nullptr));
+    dk::row_slice(e, 0, n, offd.row_ptr().data(), offd.col_idx().data(), A.column_map().data(),
+                  offd_codes.row_ptr.data(), offd_codes.cols.data());
   });
-  const DistributedCsrMatrix<T> C(A.row_partition(), A.col_partition(), marks);
-  const RowBlock<T> transposed = owned_rows(transpose(C));
+  // Transposed: the diagonal block's codes here, the off-diagonal block's
+  // (the few entries along the process boundaries) across processes.
+  const CsrMatrix<T> local_t = transpose(
+      CsrMatrix<T>(n, n, diag.row_ptr().clone(), diag.col_idx().clone(), std::move(diag_code)));
+  const RowBlock<T> remote_t = owned_rows(
+      transpose(DistributedCsrMatrix<T>(A.row_partition(), A.col_partition(), offd_codes)));
+  agg::TransposedCodes<T> t;
+  t.local_ptr = local_t.row_ptr().data();
+  t.local_cols = local_t.col_idx().data();
+  t.local_code = local_t.values().data();
+  t.remote_ptr = remote_t.row_ptr.data();
+  t.remote_cols = remote_t.cols.data();
+  t.remote_code = remote_t.values.data();
 
   DistributedStrength<T> D;
   StrengthGraph<T>& S = D.S;
   S.influence = Array<index_type>(exec, n);
   Array<offset_type> row_ptr(exec, n + 1);
   exec.visit([&](const auto& e) {
-    agg::union_counts(e, n, first, marks.row_ptr.data(), marks.cols.data(), marks.values.data(),
-                      transposed.row_ptr.data(), transposed.cols.data(), transposed.values.data(),
+    agg::union_counts(e, n, first, marks.row_ptr.data(), marks.cols.data(), marks.values.data(), t,
                       row_ptr.data(), S.influence.data());
   });
   const size_type edges = exclusive_scan(row_ptr, row_ptr);
@@ -87,8 +116,7 @@ DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, do
   S.weight = Array<T>(exec, edges);
   exec.visit([&](const auto& e) {
     agg::union_fill(e, n, first, marks.row_ptr.data(), marks.cols.data(), marks.values.data(),
-                    weight.data(), transposed.row_ptr.data(), transposed.cols.data(),
-                    transposed.values.data(), row_ptr.data(), cols.data(), S.weight.data());
+                    weight.data(), t, row_ptr.data(), cols.data(), S.weight.data());
   });
   // The graph's ghosts: its columns beyond this process, sorted.
   std::vector<global_index> ghosts;

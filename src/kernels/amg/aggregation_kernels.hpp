@@ -79,31 +79,45 @@ CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
                                 const T* values);
 
 /// Distributed strength, per entry e = (i, j) of this process's rows
-/// (local columns: owned, then ghosts; sign and strongest from
-/// row_strength on the same rows): code[e] = 2 when C_ij (j != i), else 1
-/// (a stored entry), and weight[e] = -s_i a_ij / strongest_i (0 when
-/// strongest_i is 0). The codes travel through a distributed transpose, so
-/// that each process learns C_ji for its rows from the processes that hold
-/// row j.
+/// (sign and strongest from row_strength on the whole rows): code[e] = 2
+/// when C_ij (j != i), else 1 (a stored entry), and weight[e] = -s_i a_ij /
+/// strongest_i (0 when strongest_i is 0; weight may be null). Column j of
+/// the block is compared with i as j + column_offset: 0 for the local view
+/// or the diagonal block, the row count for the off-diagonal block (no
+/// diagonal there). The codes are transposed (the diagonal block's by a
+/// local transpose, the off-diagonal block's across processes), so that
+/// each process learns C_ji for its rows from the rows j that hold it.
 template <class Exec, class T>
 void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                    const index_type* col_idx, const T* values, T alpha, const T* sign,
-                    const T* strongest, T* code, T* weight);
+                    const index_type* col_idx, const T* values, index_type column_offset, T alpha,
+                    const T* sign, const T* strongest, T* code, T* weight);
+
+/// Row r of the transposed strength codes: the entries (j, r) stored in
+/// this process's rows (its diagonal block transposed: local columns j,
+/// global first + j) and those stored in other processes' rows (global
+/// columns), each with code 2 when C_jr, 1 when only stored.
+template <class T>
+struct TransposedCodes {
+  const offset_type* local_ptr = nullptr;
+  const index_type* local_cols = nullptr;
+  const T* local_code = nullptr;
+  const offset_type* remote_ptr = nullptr;
+  const std::int64_t* remote_cols = nullptr;
+  const T* remote_code = nullptr;
+};
 
 /// The strength graph's row r (global row first + r) as the union of the
 /// row's stored entries (a_ptr, a_cols: global columns, a_code from
-/// strength_codes: 2 when C_ij) and its transposed entries (t_ptr, t_cols,
-/// t_code: row r of the transposed codes, 2 when C_ji): an edge to every
-/// j != i with C_ij or C_ji, the transposed-only entries (j, i stored, i, j
-/// not) included, as the serial graph of A + 0 A^T. Each stored column is
-/// looked up in the other list by a scan (rows are short; neither list
-/// needs sorting). Counts: count[r] edges (count has rows + 1 entries, the
-/// last 0), influence[r] = #{j != i : C_ji}.
+/// strength_codes) and its transposed entries `t`: an edge to every j != i
+/// with C_ij or C_ji, the transposed-only entries ((j, i) stored, (i, j)
+/// not) included, as the serial graph of A + 0 A^T. Each column is looked
+/// up in the other list by a scan (rows are short; nothing needs sorting).
+/// Counts: count[r] edges (count has rows + 1 entries, the last 0),
+/// influence[r] = #{j != i : C_ji}.
 template <class Exec, class T>
 void union_counts(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
-                  const std::int64_t* a_cols, const T* a_code, const offset_type* t_ptr,
-                  const std::int64_t* t_cols, const T* t_code, offset_type* count,
-                  index_type* influence);
+                  const std::int64_t* a_cols, const T* a_code, TransposedCodes<T> t,
+                  offset_type* count, index_type* influence);
 
 /// Fills the edges counted by union_counts (g_row_ptr, a scan of count):
 /// the global column and the weight (a_weight of the stored entry, 0 for a
@@ -111,8 +125,8 @@ void union_counts(const Exec& exec, size_type rows, std::int64_t first, const of
 template <class Exec, class T>
 void union_fill(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
                 const std::int64_t* a_cols, const T* a_code, const T* a_weight,
-                const offset_type* t_ptr, const std::int64_t* t_cols, const T* t_code,
-                const offset_type* g_row_ptr, std::int64_t* g_cols, T* g_weight);
+                TransposedCodes<T> t, const offset_type* g_row_ptr, std::int64_t* g_cols,
+                T* g_weight);
 
 // --------------------------------------------------------------- 2. MIS(2)
 

@@ -200,38 +200,71 @@ CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
 
 template <class Exec, class T>
 void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                    const index_type* col_idx, const T* values, T alpha, const T* sign,
-                    const T* strongest, T* code, T* weight) {
+                    const index_type* col_idx, const T* values, index_type column_offset, T alpha,
+                    const T* sign, const T* strongest, T* code, T* weight) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     const T s_i = sign[i], m_i = strongest[i];
     const T threshold_i = detail::mul(alpha, m_i);
     for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-      const bool c_ij = col_idx[k] != i && detail::strong_coupling(s_i, values[k], threshold_i);
+      const bool off_diagonal = col_idx[k] + column_offset != i;
+      const bool c_ij = off_diagonal && detail::strong_coupling(s_i, values[k], threshold_i);
       code[k] = c_ij ? T{2} : T{1};
-      // The serial fill_strength_graph's expression, so the weights agree bit for bit.
-      weight[k] = m_i > T{0} ? (-s_i * values[k]) / m_i : T{0};
+      // The serial fill_strength_graph's expression: the weights agree bit for bit.
+      if (weight != nullptr) weight[k] = m_i > T{0} ? (-s_i * values[k]) / m_i : T{0};
     }
   });
 }
 
 namespace detail {
 
-/// The entry of column j in cols[begin, end), or -1.
-STRATA_HD inline offset_type find_column(const std::int64_t* cols, offset_type begin,
-                                         offset_type end, std::int64_t j) {
-  for (offset_type k = begin; k < end; ++k) {
-    if (cols[k] == j) return k;
+/// The code of column j in row r of the transposed codes (0: not stored).
+template <class T>
+STRATA_HD T transposed_code(const TransposedCodes<T>& t, std::int64_t first, size_type r,
+                            std::int64_t j) {
+  for (offset_type k = t.local_ptr[r]; k < t.local_ptr[r + 1]; ++k) {
+    if (first + t.local_cols[k] == j) return t.local_code[k];
   }
-  return -1;
+  for (offset_type k = t.remote_ptr[r]; k < t.remote_ptr[r + 1]; ++k) {
+    if (t.remote_cols[k] == j) return t.remote_code[k];
+  }
+  return T{0};
+}
+
+/// Whether column j is stored in cols[begin, end).
+STRATA_HD inline bool has_column(const std::int64_t* cols, offset_type begin, offset_type end,
+                                 std::int64_t j) {
+  for (offset_type k = begin; k < end; ++k) {
+    if (cols[k] == j) return true;
+  }
+  return false;
+}
+
+/// Calls f(j) for each column j != self of row r of the transposed codes
+/// with code 2 (C_jr) that row r of A does not store: the edges that the
+/// serial graph gets from the explicit zeros of A + 0 A^T.
+template <class T, class F>
+STRATA_HD void for_each_transposed_only(const TransposedCodes<T>& t, std::int64_t first,
+                                        size_type r, const offset_type* a_ptr,
+                                        const std::int64_t* a_cols, F&& f) {
+  const std::int64_t self = first + r;
+  for (offset_type k = t.local_ptr[r]; k < t.local_ptr[r + 1]; ++k) {
+    const std::int64_t j = first + t.local_cols[k];
+    if (j != self && t.local_code[k] == T{2} && !has_column(a_cols, a_ptr[r], a_ptr[r + 1], j)) {
+      f(j);
+    }
+  }
+  for (offset_type k = t.remote_ptr[r]; k < t.remote_ptr[r + 1]; ++k) {
+    const std::int64_t j = t.remote_cols[k];
+    if (t.remote_code[k] == T{2} && !has_column(a_cols, a_ptr[r], a_ptr[r + 1], j)) f(j);
+  }
 }
 
 }  // namespace detail
 
 template <class Exec, class T>
 void union_counts(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
-                  const std::int64_t* a_cols, const T* a_code, const offset_type* t_ptr,
-                  const std::int64_t* t_cols, const T* t_code, offset_type* count,
-                  index_type* influence) {
+                  const std::int64_t* a_cols, const T* a_code, TransposedCodes<T> t,
+                  offset_type* count, index_type* influence) {
   parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
     if (r == rows) {
       count[r] = 0;
@@ -242,17 +275,14 @@ void union_counts(const Exec& exec, size_type rows, std::int64_t first, const of
     index_type influenced = 0;
     for (offset_type e = a_ptr[r]; e < a_ptr[r + 1]; ++e) {
       if (a_cols[e] == self) continue;
-      const offset_type t = detail::find_column(t_cols, t_ptr[r], t_ptr[r + 1], a_cols[e]);
-      const bool c_ji = t >= 0 && t_code[t] == T{2};
+      const bool c_ji = detail::transposed_code(t, first, r, a_cols[e]) == T{2};
       edges += (a_code[e] == T{2} || c_ji) ? 1 : 0;
       influenced += c_ji ? 1 : 0;
     }
-    for (offset_type t = t_ptr[r]; t < t_ptr[r + 1]; ++t) {
-      if (t_cols[t] == self || t_code[t] != T{2}) continue;
-      if (detail::find_column(a_cols, a_ptr[r], a_ptr[r + 1], t_cols[t]) >= 0) continue;
-      ++edges;  // stored only as (j, i): the serial graph's added zero
+    detail::for_each_transposed_only(t, first, r, a_ptr, a_cols, [&](std::int64_t) {
+      ++edges;
       ++influenced;
-    }
+    });
     count[r] = edges;
     influence[r] = influenced;
   });
@@ -261,26 +291,23 @@ void union_counts(const Exec& exec, size_type rows, std::int64_t first, const of
 template <class Exec, class T>
 void union_fill(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
                 const std::int64_t* a_cols, const T* a_code, const T* a_weight,
-                const offset_type* t_ptr, const std::int64_t* t_cols, const T* t_code,
-                const offset_type* g_row_ptr, std::int64_t* g_cols, T* g_weight) {
+                TransposedCodes<T> t, const offset_type* g_row_ptr, std::int64_t* g_cols,
+                T* g_weight) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
     const std::int64_t self = first + r;
     offset_type out = g_row_ptr[r];
     for (offset_type e = a_ptr[r]; e < a_ptr[r + 1]; ++e) {
       if (a_cols[e] == self) continue;
-      const offset_type t = detail::find_column(t_cols, t_ptr[r], t_ptr[r + 1], a_cols[e]);
-      if (a_code[e] != T{2} && !(t >= 0 && t_code[t] == T{2})) continue;
+      if (a_code[e] != T{2} && detail::transposed_code(t, first, r, a_cols[e]) != T{2}) continue;
       g_cols[out] = a_cols[e];
       g_weight[out] = a_weight[e];
       ++out;
     }
-    for (offset_type t = t_ptr[r]; t < t_ptr[r + 1]; ++t) {
-      if (t_cols[t] == self || t_code[t] != T{2}) continue;
-      if (detail::find_column(a_cols, a_ptr[r], a_ptr[r + 1], t_cols[t]) >= 0) continue;
-      g_cols[out] = t_cols[t];
+    detail::for_each_transposed_only(t, first, r, a_ptr, a_cols, [&](std::int64_t j) {
+      g_cols[out] = j;
       g_weight[out] = T{0};
       ++out;
-    }
+    });
   });
 }
 
