@@ -399,6 +399,15 @@ TEST(DistributedAggregationDevice, AggregatesAndInterpolationAreTheSerialOnes) {
       const test::Entries expected = test::entries_of(serial_P);
       ASSERT_EQ(P.size(), expected.size());
       for (const auto& [key, value] : expected) EXPECT_EQ(P.at(key), value);
+      // A second column 3 B: every aggregate drops it (the kept rows of R
+      // and of the coarse B copied on the device).
+      std::vector<double> two(std::size_t(part.local_size()), 1.0);
+      two.resize(std::size_t(2 * part.local_size()), 3.0);
+      const auto dropped = amg::detail::distributed_interpolation(A, d, Array<double>(dev, two), 2);
+      EXPECT_EQ(dropped.dropped, serial.count());
+      const test::Entries P2 = test::gathered(dropped.P->to(host));
+      ASSERT_EQ(P2.size(), expected.size());
+      for (const auto& [key, value] : expected) EXPECT_EQ(P2.at(key), value);
     }
   }
 }
