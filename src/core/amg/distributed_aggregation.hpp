@@ -6,9 +6,10 @@
 // depend on the number of processes:
 //
 //  1. strength: each process marks C_ij for its rows (both blocks); the
-//     marks travel through a distributed transpose, so every process also
-//     knows C_ji for its rows, and the symmetric graph is the union of a
-//     row and its transposed row, exactly as the serial graph of A + 0 A^T;
+//     marks are transposed (the diagonal block's locally, the off-diagonal
+//     block's across processes), so every process also knows C_ji for its
+//     rows, and the symmetric graph is the union of a row and its
+//     transposed row, exactly as the serial graph of A + 0 A^T;
 //  2. MIS(2) with priorities hashed from the global row and tuples packing
 //     the global row: each iteration, the ghosts' packed (state, priority,
 //     id) tuples come by halo exchange before the first round of maximum
