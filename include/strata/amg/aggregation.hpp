@@ -32,9 +32,23 @@
 ///     solve(KrylovMethod{Fcg{}}, CsrOperator<double>(A), b, x, &H);
 ///
 /// Reproducibility: MIS(2) draws its random values from a counter-based hash
-/// of (seed, level, point index), and every step compares or sums in a fixed
+/// of (seed, level, global row), and every step compares or sums in a fixed
 /// order without fused multiply-adds, so the host and the device build the
 /// same aggregates and bit-identical coarse matrices, run after run.
+///
+/// Distributed levels (a DistributedOperator): the same stages across
+/// processes give the serial result whatever the number of processes and
+/// the partition. The strength marks are transposed across processes so
+/// that each row's graph is the serial symmetric one; MIS(2) hashes and
+/// packs the global row, exchanges the ghosts' tuples before each round of
+/// maximum propagation and stops when no process has an undecided point;
+/// roots are numbered in global order (a scan over processes) and points
+/// join the nearest root with the ghosts' aggregates exchanged. Aggregates
+/// therefore SPAN processes: each belongs to its root's process (the coarse
+/// partition), P has off-process entries, and a spanning aggregate's rows
+/// of B are gathered to its owner by a distributed transpose,
+/// orthonormalized there in global order, and returned by transposing R.
+/// The coarse B stays on the owners.
 
 #include <cstdint>
 #include <memory>
@@ -53,7 +67,8 @@ struct AggregationParams {
   /// strength threshold.
   int dimension = 3;
   /// Seed of the MIS(2) random values (a counter-based hash of seed, level
-  /// and point index: the same on host and device).
+  /// and global row: the same on host and device, and on any number of
+  /// processes).
   std::uint64_t seed = 1;
   /// Form R A P with the general SpGEMM path (two row-wise sparse products)
   /// instead of the aggregation's own product: sort + segmented reduction
@@ -66,8 +81,9 @@ struct AggregationParams {
 double strength_threshold(const AggregationParams& params);
 
 /// Makes the coarsening. `near_null_space` holds the k >= 0 columns of B on
-/// the finest level (each with A.rows() entries, on A's executor; checked at
-/// setup); empty means B = ones (k = 1). Throws invalid_argument naming the
+/// the finest level (each with A.rows() entries, on A's executor; on a
+/// distributed level this process's rows; checked at setup); empty means
+/// B = ones (k = 1). Throws invalid_argument naming the
 /// field and its value when `params` is out of range, or when the vectors
 /// differ in size.
 template <class T>

@@ -91,8 +91,8 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M);
 /// Collective. A matrix whose rows reach only columns of their own process:
 /// `local` is this process's diagonal block (rows.local_size() x
 /// cols.local_size(), local column indices, on any executor), and nothing
-/// lies off it. The interpolation of aggregates that never span processes
-/// is one (and so its transpose).
+/// lies off it. Smoothed aggregation's tentative P, whose aggregates lie
+/// within each process, is one (and so its transpose).
 template <class T>
 DistributedCsrMatrix<T> from_diagonal_block(RowPartition rows, RowPartition cols,
                                             const CsrMatrix<T>& local);

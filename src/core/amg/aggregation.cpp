@@ -8,10 +8,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "core/amg/aggregation_internal.hpp"
+#include "core/amg/distributed_aggregation.hpp"
 #include "core/amg/stage_timer.hpp"
+#include "core/distributed/communication.hpp"
 #include "kernels/amg/aggregation_kernels.hpp"
 #include "kernels/base/random.hpp"
 #include "strata/core/primitives.hpp"
@@ -47,9 +50,7 @@ std::uint64_t level_seed(std::uint64_t seed, int level) {
   return kernels::base::splitmix64(seed, static_cast<std::uint64_t>(level));
 }
 
-/// Columns whose norm after orthogonalisation falls below this fraction of
-/// their norm before are dropped (B rank-deficient on the aggregate).
-constexpr double drop_tolerance = 1e-8;
+constexpr double drop_tolerance = detail::aggregate_drop_tolerance;
 
 }  // namespace
 
@@ -123,22 +124,22 @@ Aggregates aggregate(const StrengthGraph<T>& S, std::uint64_t seed, int level) {
   const offset_type* rp = S.row_ptr.data();
   const index_type* ci = S.col_idx.data();
   exec.visit([&](const auto& e) {
-    agg::mis2_init(e, n, rp, S.influence.data(), level_seed(seed, level), state.data(),
+    agg::mis2_init(e, n, rp, S.influence.data(), level_seed(seed, level), 0, state.data(),
                    priority.data());
     // Algorithm 2: each iteration decides at least the largest undecided
     // tuple, so it ends; in practice after a handful of iterations.
     for (size_type undecided = n; undecided > 0;) {
       agg::mis2_propagate(e, n, rp, ci, state.data(), priority.data(), tuple.data());
-      undecided = agg::mis2_decide(e, n, rp, ci, tuple.data(), state.data());
+      undecided = agg::mis2_decide(e, n, rp, ci, tuple.data(), 0, state.data());
       ++result.iterations;
       if (result.iterations > n + 1) {
         throw error("aggregate: MIS(2) did not finish after " + std::to_string(result.iterations) +
                     " iterations (internal error)");
       }
     }
-    const size_type roots = agg::number_roots(e, n, state.data(), result.aggregate.data());
+    const size_type roots = agg::number_roots(e, n, state.data(), 0, result.aggregate.data());
     result.root = Array<index_type>(exec, roots);
-    agg::list_roots(e, n, state.data(), result.aggregate.data(), result.root.data());
+    agg::list_roots(e, n, state.data(), result.aggregate.data(), 0, result.root.data());
     const size_type left = agg::join_nearest_root(e, n, rp, ci, S.weight.data(), state.data(),
                                                   result.aggregate.data());
     if (left > 0) {
@@ -409,11 +410,6 @@ class AggregationCoarsening final : public Coarsening<T> {
 
   std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
                                      StageTimes& times) override {
-    // A distributed level is aggregated within each process, on its
-    // diagonal block: aggregates never span processes, so P has no
-    // off-process entries (no rows of P travel for P, R or the smoother),
-    // at the price of aggregates cut at process boundaries (more of them,
-    // and iteration counts that vary a little with the number of processes).
     const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A);
     if (distributed != nullptr) distributed_ = true;
     if (level == 0) on_host_ = level_A.executor().is_host();
@@ -422,12 +418,25 @@ class AggregationCoarsening final : public Coarsening<T> {
     const Executor& exec = A.executor();
     if (level == 0) {
       near_null_.clear();
-      near_null_.push_back(finest_near_null_space(A));
+      std::exception_ptr failure;
+      try {
+        near_null_.push_back(finest_near_null_space(A));
+      } catch (...) {
+        if (distributed == nullptr) throw;
+        failure = std::current_exception();
+      }
+      // A process whose rows of B are wrong must not leave the others
+      // waiting in MIS(2)'s exchanges: all of them throw.
+      if (distributed != nullptr) {
+        strata::detail::agree_on_failure(distributed->matrix().communicator(), failure,
+                                         "aggregation coarsening");
+      }
     }
     require(level >= 0 && level < static_cast<int>(near_null_.size()),
             "aggregation coarsening: level " + std::to_string(level) +
                 " requested before the levels above it");
     near_null_.resize(static_cast<std::size_t>(level) + 1);
+    if (distributed) return coarsen_distributed(distributed->matrix(), level, times);
     StrengthGraph<T> S;
     {
       StageTimer clock(exec, times, "strength");
@@ -438,30 +447,39 @@ class AggregationCoarsening final : public Coarsening<T> {
       StageTimer clock(exec, times, "aggregation");
       aggregates = aggregate(S, params_.seed, level);
     }
-    // A process without aggregates still takes part (the hierarchy decides
-    // from the global sizes, alike on every process).
-    if (aggregates.count() == 0 && !distributed) return std::nullopt;
+    if (aggregates.count() == 0) return std::nullopt;
     PiecewiseConstantInterpolation<T> interpolation;
     {
       StageTimer clock(exec, times, "interpolation");
       interpolation = piecewise_constant_interpolation(aggregates, near_null_[level], columns_);
     }
     const size_type coarse = interpolation.P.cols();
-    if (distributed) {
-      near_null_.push_back(std::move(interpolation.coarse_near_null_space));
-      StageTimer clock(exec, times, "interpolation");
-      const DistributedCsrMatrix<T>& fine = distributed->matrix();
-      RowPartition coarse_rows = RowPartition::from_local_rows(fine.communicator(), coarse);
-      auto P = std::make_shared<const DistributedOperator<T>>(
-          from_diagonal_block(fine.row_partition(), coarse_rows, interpolation.P));
-      auto R = std::make_shared<const DistributedOperator<T>>(
-          from_diagonal_block(coarse_rows, fine.row_partition(), interpolation.R));
-      return Transfer<T>{std::move(P), std::move(R)};
-    }
     if (coarse == 0 || coarse >= A.rows()) return std::nullopt;
     near_null_.push_back(std::move(interpolation.coarse_near_null_space));
     return Transfer<T>{std::make_shared<const CsrOperator<T>>(std::move(interpolation.P)),
                        std::make_shared<const CsrOperator<T>>(std::move(interpolation.R))};
+  }
+
+  /// A distributed level gets the serial aggregates whatever the number of
+  /// processes (distributed_aggregation.hpp): MIS(2) across processes, and
+  /// aggregates that span processes, each owned by its root's process.
+  /// Collective: every process takes the same branches (global sizes).
+  std::optional<Transfer<T>> coarsen_distributed(const DistributedCsrMatrix<T>& A, int level,
+                                                 StageTimes& times) {
+    const Executor& exec = A.executor();
+    const detail::DistributedAggregates aggregates =
+        detail::distributed_aggregates(A, alpha_, params_.seed, level, &times);
+    if (aggregates.global_count == 0) return std::nullopt;
+    detail::DistributedInterpolation<T> interpolation;
+    {
+      StageTimer clock(exec, times, "interpolation");
+      interpolation = detail::distributed_interpolation(A, aggregates, near_null_[level], columns_);
+    }
+    const size_type coarse = interpolation.P->global_cols();
+    if (coarse == 0 || coarse >= A.global_rows()) return std::nullopt;
+    near_null_.push_back(std::move(interpolation.coarse_near_null_space));
+    return Transfer<T>{std::make_shared<const DistributedOperator<T>>(std::move(interpolation.P)),
+                       std::make_shared<const DistributedOperator<T>>(std::move(interpolation.R))};
   }
 
   /// The next level's near-null space (column-major, one column per
@@ -493,7 +511,8 @@ class AggregationCoarsening final : public Coarsening<T> {
     return std::string("aggregation MIS(2), alpha ") + alpha + ", " +
            (user_B_.empty() ? std::string("B = 1")
                             : "B with " + std::to_string(columns_) + " columns") +
-           (distributed_ ? ", aggregates within each process, Galerkin by distributed SpGEMM"
+           (distributed_ ? ", across processes (aggregates may span them), Galerkin by "
+                           "distributed SpGEMM"
                          : ", Galerkin by " + std::string(params_.galerkin_by_spgemm ? "SpGEMM"
                                                           : on_host_                 ? "rows (host)"
                                                                      : "sort/reduce"));

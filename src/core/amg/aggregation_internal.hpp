@@ -19,6 +19,11 @@ inline std::string number(double v) {
   return buffer;
 }
 
+/// Columns whose norm after orthogonalisation falls below this fraction of
+/// their norm before are dropped (B rank-deficient on the aggregate); the
+/// serial and the distributed stage share it.
+inline constexpr double aggregate_drop_tolerance = 1e-8;
+
 /// P(i, a k + c) = Q_a(i, c) with B restricted to aggregate a = Q_a R_a
 /// (modified Gram-Schmidt, as piecewise_constant_interpolation), before any
 /// column is dropped: columns of rank-deficient aggregates are zero in P

@@ -63,6 +63,24 @@ struct DistributedClassicalLevel<T>::RefreshData {
   Array<offset_type> final_source;
 };
 
+template <class T>
+CsrMatrix<T> local_view(const DistributedCsrMatrix<T>& A) {
+  namespace dk = kernels::distributed_classical;
+  const Executor& exec = A.executor();
+  RowBlock<T> rows = owned_rows(A);
+  const size_type n = A.local_rows();
+  const size_type ghosts = A.column_map().size();
+  Array<index_type> cols(exec, rows.nnz());
+  exec.visit([&](const auto& e) {
+    dk::localize(e, rows.nnz(), rows.cols.data(), A.row_partition().begin(),
+                 A.row_partition().end(), A.column_map().data(), ghosts, cols.data());
+  });
+  return CsrMatrix<T>(n, n + ghosts, std::move(rows.row_ptr), std::move(cols),
+                      std::move(rows.values));
+}
+
+template CsrMatrix<double> local_view(const DistributedCsrMatrix<double>&);
+
 namespace {
 
 namespace dk = kernels::distributed_classical;
@@ -113,23 +131,6 @@ Array<V> reverse_exchange(const HaloPlan& plan, const Array<V>& ghost_values) {
   messages.wait_all();
   if (!direct) copy(receive_stage, received);
   return received;
-}
-
-/// This process's rows of A with local columns: j < n owned, n + g ghost g
-/// of A's column map (the layout of the kernels' "local view").
-template <class T>
-CsrMatrix<T> local_view(const DistributedCsrMatrix<T>& A) {
-  const Executor& exec = A.executor();
-  RowBlock<T> rows = owned_rows(A);
-  const size_type n = A.local_rows();
-  const size_type ghosts = A.column_map().size();
-  Array<index_type> cols(exec, rows.nnz());
-  exec.visit([&](const auto& e) {
-    dk::localize(e, rows.nnz(), rows.cols.data(), A.row_partition().begin(),
-                 A.row_partition().end(), A.column_map().data(), ghosts, cols.data());
-  });
-  return CsrMatrix<T>(n, n + ghosts, std::move(rows.row_ptr), std::move(cols),
-                      std::move(rows.values));
 }
 
 /// The classical strength flags of L's entries (the serial kernel: a row's

@@ -33,6 +33,12 @@
 
 namespace strata::amg::detail {
 
+/// This process's rows of A with local columns: j < n owned, n + g ghost g
+/// of A's column map (the layout of the distributed kernels' "local
+/// view"), on A's executor. Shared with distributed aggregation.
+template <class T>
+CsrMatrix<T> local_view(const DistributedCsrMatrix<T>& A);
+
 /// One distributed level: the splitting of the owned rows (kCoarse or
 /// kFine), and P and R = P^T when the level was coarsened (null when every
 /// point or no point became C over all processes, as in the serial

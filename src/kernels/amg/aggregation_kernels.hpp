@@ -15,12 +15,27 @@
 
 #include <cstdint>
 
+#include "kernels/base/hd.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/core/array.hpp"
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
 
 namespace strata::kernels::aggregation {
+
+/// The global id of a point of a graph in local numbering: points
+/// [0, owned) are this process's rows first .. first + owned - 1, points
+/// owned + g its ghosts, ghosts[g] (sorted global ids). The serial graph is
+/// {0, rows, nullptr}. MIS(2) hashes and compares these ids, not the local
+/// ones, so a distributed level picks the serial roots.
+struct PointIds {
+  std::int64_t first = 0;
+  size_type owned = 0;
+  const std::int64_t* ghosts = nullptr;
+  STRATA_HD std::int64_t operator()(size_type j) const {
+    return j < owned ? first + j : ghosts[j - owned];
+  }
+};
 
 // ------------------------------------------------------------ 1. strength
 
@@ -63,6 +78,56 @@ CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
                                 const offset_type* row_ptr, const index_type* col_idx,
                                 const T* values);
 
+/// Distributed strength, per entry e = (i, j) of this process's rows
+/// (sign and strongest from row_strength on the whole rows): code[e] = 2
+/// when C_ij (j != i), else 1 (a stored entry), and weight[e] = -s_i a_ij /
+/// strongest_i (0 when strongest_i is 0; weight may be null). Column j of
+/// the block is compared with i as j + column_offset: 0 for the local view
+/// or the diagonal block, the row count for the off-diagonal block (no
+/// diagonal there). The codes are transposed (the diagonal block's by a
+/// local transpose, the off-diagonal block's across processes), so that
+/// each process learns C_ji for its rows from the rows j that hold it.
+template <class Exec, class T>
+void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                    const index_type* col_idx, const T* values, index_type column_offset, T alpha,
+                    const T* sign, const T* strongest, T* code, T* weight);
+
+/// Row r of the transposed strength codes: the entries (j, r) stored in
+/// this process's rows (its diagonal block transposed: local columns j,
+/// global first + j) and those stored in other processes' rows (global
+/// columns), each with code 2 when C_jr, 1 when only stored.
+template <class T>
+struct TransposedCodes {
+  const offset_type* local_ptr = nullptr;
+  const index_type* local_cols = nullptr;
+  const T* local_code = nullptr;
+  const offset_type* remote_ptr = nullptr;
+  const std::int64_t* remote_cols = nullptr;
+  const T* remote_code = nullptr;
+};
+
+/// The strength graph's row r (global row first + r) as the union of the
+/// row's stored entries (a_ptr, a_cols: global columns, a_code from
+/// strength_codes) and its transposed entries `t`: an edge to every j != i
+/// with C_ij or C_ji, the transposed-only entries ((j, i) stored, (i, j)
+/// not) included, as the serial graph of A + 0 A^T. Each column is looked
+/// up in the other list by a scan (rows are short; nothing needs sorting).
+/// Counts: count[r] edges (count has rows + 1 entries, the last 0),
+/// influence[r] = #{j != i : C_ji}.
+template <class Exec, class T>
+void union_counts(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                  const std::int64_t* a_cols, const T* a_code, TransposedCodes<T> t,
+                  offset_type* count, index_type* influence);
+
+/// Fills the edges counted by union_counts (g_row_ptr, a scan of count):
+/// the global column and the weight (a_weight of the stored entry, 0 for a
+/// transposed-only one), the stored entries first in their order.
+template <class Exec, class T>
+void union_fill(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                const std::int64_t* a_cols, const T* a_code, const T* a_weight,
+                TransposedCodes<T> t, const offset_type* g_row_ptr, std::int64_t* g_cols,
+                T* g_weight);
+
 // --------------------------------------------------------------- 2. MIS(2)
 
 /// MIS(2) states (an unscoped enum so that device code can use them as
@@ -72,11 +137,12 @@ enum MisState : std::int8_t { not_root = -1, undecided = 0, root = 1 };
 /// state[i] = undecided, or not_root for a point without strong connections
 /// (left out of the aggregates). priority[i] = the v_i of Algorithm 2 as a
 /// 30-bit integer: min(influence_i, 4095) in the high 12 bits, 18 bits of
-/// hash(seed, i) below (the random part in [0, 1)).
+/// hash(seed, first + i) below (the random part in [0, 1)), first + i being
+/// the global row (0 for a serial level).
 template <class Exec>
 void mis2_init(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-               const index_type* influence, std::uint64_t seed, std::int8_t* state,
-               std::uint32_t* priority);
+               const index_type* influence, std::uint64_t seed, std::int64_t first,
+               std::int8_t* state, std::uint32_t* priority);
 
 /// First round of maximum propagation: tuple[i] = max over i and its
 /// neighbours j of (state_j, priority_j, j), packed into 64 bits as
@@ -90,22 +156,47 @@ void mis2_propagate(const Exec& exec, size_type rows, const offset_type* g_row_p
 /// Second round, fused with the decision: the maximum T over i and its
 /// neighbours of `tuple` (the distance-two maximum); an undecided i becomes a
 /// root when T is its own tuple and not_root when T belongs to a root.
-/// Returns the number of points still undecided.
+/// Returns the number of points still undecided. `tuple` holds one entry
+/// per column of the graph (a distributed level's ghosts after the owned
+/// points); row i's own id is first + i.
 template <class Exec>
 size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int8_t* state);
+                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int64_t first,
+                      std::int8_t* state);
+
+/// A distributed level's MIS(2) works on packed tuples, which is what the
+/// ghosts' owners send: self[i] = (state_i, priority_i, first + i) packed
+/// as in mis2_propagate.
+template <class Exec>
+void mis2_pack(const Exec& exec, size_type rows, std::int64_t first, const std::int8_t* state,
+               const std::uint32_t* priority, std::uint64_t* self);
+
+/// mis2_propagate on packed tuples: tuple[i] = max of self over i and its
+/// neighbours (self has an entry per column: owned points, then ghosts).
+template <class Exec>
+void mis2_propagate_packed(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                           const index_type* g_col_idx, const std::uint64_t* self,
+                           std::uint64_t* tuple);
+
+/// state[g] = the state packed in self[g] (the ghosts' states, from the
+/// tuples their owners sent).
+template <class Exec>
+void mis2_unpack_state(const Exec& exec, size_type count, const std::uint64_t* self,
+                       std::int8_t* state);
 
 // ----------------------------------------------------------- aggregation
 
-/// Numbers the roots in index order: aggregate[i] = number of roots before
-/// i for a root, -1 otherwise; root[a] = the point of root a (root has
-/// `roots` entries). Returns the number of roots.
+/// Numbers the roots in index order: aggregate[i] = first + number of
+/// roots before i for a root, -1 otherwise; root[a - first] = the point of
+/// root a (root has `roots` entries). Returns the number of roots. `first`
+/// is the number of roots on the processes before this one (0 serially),
+/// so that a distributed level numbers its aggregates as the serial one.
 template <class Exec>
-size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
+size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state, index_type first,
                        index_type* aggregate);
 template <class Exec>
 void list_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                const index_type* aggregate, index_type* root);
+                const index_type* aggregate, index_type first, index_type* root);
 
 /// Every non-root with a strong connection joins its nearest root: first
 /// the roots adjacent to it (distance one), then, for the rest, the
@@ -117,6 +208,24 @@ size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type*
                             const index_type* g_col_idx, const T* g_weight,
                             const std::int8_t* state, index_type* aggregate);
 
+/// join_nearest_root in its two passes, for a graph whose columns go past
+/// its rows (a distributed level: the ghosts' state, aggregate and distance
+/// come from their owners between the passes). Ties go to the smaller
+/// global id (`ids`). First pass: distance[i] = 0 for a root, 1 for a
+/// point adjacent to a root (it joins the strongest such root's
+/// aggregate), 2 for the others with edges, 3 without.
+template <class Exec, class T>
+void join_adjacent_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                        const index_type* g_col_idx, const T* g_weight, const std::int8_t* state,
+                        PointIds ids, index_type* aggregate, std::int32_t* distance);
+
+/// Second pass: each distance-two point joins the aggregate of its
+/// strongest distance-one neighbour. Returns the number left without one.
+template <class Exec, class T>
+size_type join_distance_two(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                            const index_type* g_col_idx, const T* g_weight,
+                            const std::int32_t* distance, PointIds ids, index_type* aggregate);
+
 // ---------------------------------------------------------- 3. interpolation
 
 /// Pattern of the tentative P: row i holds k entries (columns a k .. a k + k-1
@@ -127,10 +236,11 @@ size_type interpolation_pattern(const Exec& exec, size_type rows, const index_ty
                                 int k, offset_type* row_ptr);
 
 /// P's columns and values: P(i, a k + c) = B(i, c), B column-major with
-/// `rows` rows.
-template <class Exec, class T>
+/// `rows` rows. Columns as local indices (I = index_type) or global ids
+/// (I = std::int64_t: global ids of a distributed level's aggregates).
+template <class Exec, class T, class I>
 void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggregate, int k,
-                        const T* B, const offset_type* row_ptr, index_type* col_idx, T* values);
+                        const T* B, const offset_type* row_ptr, I* col_idx, T* values);
 
 /// Modified Gram-Schmidt per aggregate on R = P^T (rows a k .. a k + k-1 of R
 /// hold B's k columns over the points of aggregate a, ascending): makes them
@@ -138,7 +248,9 @@ void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggr
 /// coarse B (column-major, aggregates * k rows): Bc(a k + r, c) = R_a(r, c).
 /// A column whose norm after orthogonalisation is at most `drop_tolerance`
 /// times its norm before is zeroed and keep[a k + c] = 0 (else 1). Returns
-/// the number of dropped columns.
+/// the number of dropped columns. p_values may be null (a distributed
+/// level orthonormalizes R's rows on the aggregate's owner and makes P from
+/// them by a transpose).
 template <class Exec, class T>
 size_type orthonormalize_aggregates(const Exec& exec, size_type aggregates, int k,
                                     const offset_type* r_row_ptr, const index_type* r_col_idx,
@@ -154,6 +266,31 @@ CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, 
                           const offset_type* p_row_ptr, const index_type* p_col_idx,
                           const T* p_values, const index_type* keep, const index_type* new_index,
                           int k, const T* B, T* B_kept);
+
+/// Sorts each row's entries by column (insertion sort of the row, values
+/// alongside): R's rows on a distributed level, so that Gram-Schmidt sums
+/// over an aggregate's points in global order as the serial stage does.
+/// Rows are aggregates (tens of entries).
+template <class Exec, class T>
+void sort_rows(const Exec& exec, size_type rows, const offset_type* row_ptr, std::int64_t* cols,
+               T* values);
+
+/// A distributed level's dropped columns are rows of R on the aggregates'
+/// owner: count[new_index[r]] = the length of row r of R for each kept r
+/// (new_index an exclusive scan of keep; count has kept + 1 entries, the
+/// last 0), so that a scan of count gives the kept rows' offsets.
+template <class Exec>
+void kept_row_lengths(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                      const index_type* new_index, const offset_type* row_ptr, offset_type* count);
+
+/// The kept rows of R (out_ptr: the scan of kept_row_lengths) and of the
+/// column-major coarse B (rows `rows` -> `kept` rows), as drop_columns
+/// keeps P's columns.
+template <class Exec, class T>
+void copy_kept_rows(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                    const index_type* new_index, const offset_type* row_ptr,
+                    const std::int64_t* cols, const T* values, const offset_type* out_ptr,
+                    std::int64_t* out_cols, T* out_values, int k, const T* B, T* B_kept);
 
 // ----------------------------------------------------------------- 4. Galerkin
 

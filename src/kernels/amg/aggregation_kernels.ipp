@@ -61,7 +61,7 @@ STRATA_HD bool strong_coupling(T sign_i, T a_ij, T threshold_i) {
 
 /// MIS(2) tuple (state, priority, index) packed so that the integer
 /// maximum is the lexicographic one.
-STRATA_HD inline std::uint64_t pack(std::int8_t state, std::uint32_t priority, size_type i) {
+STRATA_HD inline std::uint64_t pack(std::int8_t state, std::uint32_t priority, std::int64_t i) {
   return (static_cast<std::uint64_t>(state + 1) << 62) |
          (static_cast<std::uint64_t>(priority) << 32) | static_cast<std::uint64_t>(i);
 }
@@ -198,18 +198,131 @@ CsrMatrix<T> symmetrize_pattern(const Exec& exec, size_type rows, size_type nnz,
   return CsrMatrix<T>(rows, rows, std::move(s_row_ptr), std::move(s_col_idx), std::move(s_values));
 }
 
+template <class Exec, class T>
+void strength_codes(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                    const index_type* col_idx, const T* values, index_type column_offset, T alpha,
+                    const T* sign, const T* strongest, T* code, T* weight) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    const T s_i = sign[i], m_i = strongest[i];
+    const T threshold_i = detail::mul(alpha, m_i);
+    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const bool off_diagonal = col_idx[k] + column_offset != i;
+      const bool c_ij = off_diagonal && detail::strong_coupling(s_i, values[k], threshold_i);
+      code[k] = c_ij ? T{2} : T{1};
+      // The serial fill_strength_graph's expression: the weights agree bit for bit.
+      if (weight != nullptr) weight[k] = m_i > T{0} ? (-s_i * values[k]) / m_i : T{0};
+    }
+  });
+}
+
+namespace detail {
+
+/// The code of column j in row r of the transposed codes (0: not stored).
+template <class T>
+STRATA_HD T transposed_code(const TransposedCodes<T>& t, std::int64_t first, size_type r,
+                            std::int64_t j) {
+  for (offset_type k = t.local_ptr[r]; k < t.local_ptr[r + 1]; ++k) {
+    if (first + t.local_cols[k] == j) return t.local_code[k];
+  }
+  for (offset_type k = t.remote_ptr[r]; k < t.remote_ptr[r + 1]; ++k) {
+    if (t.remote_cols[k] == j) return t.remote_code[k];
+  }
+  return T{0};
+}
+
+/// Whether column j is stored in cols[begin, end).
+STRATA_HD inline bool has_column(const std::int64_t* cols, offset_type begin, offset_type end,
+                                 std::int64_t j) {
+  for (offset_type k = begin; k < end; ++k) {
+    if (cols[k] == j) return true;
+  }
+  return false;
+}
+
+/// Calls f(j) for each column j != self of row r of the transposed codes
+/// with code 2 (C_jr) that row r of A does not store: the edges that the
+/// serial graph gets from the explicit zeros of A + 0 A^T.
+template <class T, class F>
+STRATA_HD void for_each_transposed_only(const TransposedCodes<T>& t, std::int64_t first,
+                                        size_type r, const offset_type* a_ptr,
+                                        const std::int64_t* a_cols, F&& f) {
+  const std::int64_t self = first + r;
+  for (offset_type k = t.local_ptr[r]; k < t.local_ptr[r + 1]; ++k) {
+    const std::int64_t j = first + t.local_cols[k];
+    if (j != self && t.local_code[k] == T{2} && !has_column(a_cols, a_ptr[r], a_ptr[r + 1], j)) {
+      f(j);
+    }
+  }
+  for (offset_type k = t.remote_ptr[r]; k < t.remote_ptr[r + 1]; ++k) {
+    const std::int64_t j = t.remote_cols[k];
+    if (t.remote_code[k] == T{2} && !has_column(a_cols, a_ptr[r], a_ptr[r + 1], j)) f(j);
+  }
+}
+
+}  // namespace detail
+
+template <class Exec, class T>
+void union_counts(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                  const std::int64_t* a_cols, const T* a_code, TransposedCodes<T> t,
+                  offset_type* count, index_type* influence) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
+    if (r == rows) {
+      count[r] = 0;
+      return;
+    }
+    const std::int64_t self = first + r;
+    offset_type edges = 0;
+    index_type influenced = 0;
+    for (offset_type e = a_ptr[r]; e < a_ptr[r + 1]; ++e) {
+      if (a_cols[e] == self) continue;
+      const bool c_ji = detail::transposed_code(t, first, r, a_cols[e]) == T{2};
+      edges += (a_code[e] == T{2} || c_ji) ? 1 : 0;
+      influenced += c_ji ? 1 : 0;
+    }
+    detail::for_each_transposed_only(t, first, r, a_ptr, a_cols, [&](std::int64_t) {
+      ++edges;
+      ++influenced;
+    });
+    count[r] = edges;
+    influence[r] = influenced;
+  });
+}
+
+template <class Exec, class T>
+void union_fill(const Exec& exec, size_type rows, std::int64_t first, const offset_type* a_ptr,
+                const std::int64_t* a_cols, const T* a_code, const T* a_weight,
+                TransposedCodes<T> t, const offset_type* g_row_ptr, std::int64_t* g_cols,
+                T* g_weight) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    const std::int64_t self = first + r;
+    offset_type out = g_row_ptr[r];
+    for (offset_type e = a_ptr[r]; e < a_ptr[r + 1]; ++e) {
+      if (a_cols[e] == self) continue;
+      if (a_code[e] != T{2} && detail::transposed_code(t, first, r, a_cols[e]) != T{2}) continue;
+      g_cols[out] = a_cols[e];
+      g_weight[out] = a_weight[e];
+      ++out;
+    }
+    detail::for_each_transposed_only(t, first, r, a_ptr, a_cols, [&](std::int64_t j) {
+      g_cols[out] = j;
+      g_weight[out] = T{0};
+      ++out;
+    });
+  });
+}
+
 // --------------------------------------------------------------- 2. MIS(2)
 
 template <class Exec>
 void mis2_init(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-               const index_type* influence, std::uint64_t seed, std::int8_t* state,
-               std::uint32_t* priority) {
+               const index_type* influence, std::uint64_t seed, std::int64_t first,
+               std::int8_t* state, std::uint32_t* priority) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     const bool isolated = g_row_ptr[i + 1] == g_row_ptr[i];
     state[i] = isolated ? not_root : undecided;
     const std::uint32_t count =
         static_cast<std::uint32_t>(influence[i] < 4095 ? influence[i] : 4095);
-    const std::uint64_t h = base::splitmix64(seed, static_cast<std::uint64_t>(i));
+    const std::uint64_t h = base::splitmix64(seed, static_cast<std::uint64_t>(first + i));
     priority[i] = (count << 18) | static_cast<std::uint32_t>(h >> 46);
   });
 }
@@ -231,7 +344,8 @@ void mis2_propagate(const Exec& exec, size_type rows, const offset_type* g_row_p
 
 template <class Exec>
 size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
-                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int8_t* state) {
+                      const index_type* g_col_idx, const std::uint64_t* tuple, std::int64_t first,
+                      std::int8_t* state) {
   return transform_reduce(
       exec, rows, size_type{0},
       [=] STRATA_HD(size_type i) -> size_type {
@@ -242,7 +356,7 @@ size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row
           const std::uint64_t u = tuple[g_col_idx[k]];
           t = u > t ? u : t;
         }
-        if ((t & 0xffffffffull) == static_cast<std::uint64_t>(i)) {
+        if ((t & 0xffffffffull) == static_cast<std::uint64_t>(first + i)) {
           s = root;  // the largest undecided tuple within distance two
         } else if ((t >> 62) == static_cast<std::uint64_t>(root + 1)) {
           s = not_root;  // a root lies within distance two
@@ -253,24 +367,54 @@ size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row
       ops::Plus{});
 }
 
+template <class Exec>
+void mis2_pack(const Exec& exec, size_type rows, std::int64_t first, const std::int8_t* state,
+               const std::uint32_t* priority, std::uint64_t* self) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    self[i] = detail::pack(state[i], priority[i], first + i);
+  });
+}
+
+template <class Exec>
+void mis2_propagate_packed(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                           const index_type* g_col_idx, const std::uint64_t* self,
+                           std::uint64_t* tuple) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    std::uint64_t t = self[i];
+    for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
+      const std::uint64_t u = self[g_col_idx[k]];
+      t = u > t ? u : t;
+    }
+    tuple[i] = t;
+  });
+}
+
+template <class Exec>
+void mis2_unpack_state(const Exec& exec, size_type count, const std::uint64_t* self,
+                       std::int8_t* state) {
+  parallel_for(exec, count, [=] STRATA_HD(size_type g) {
+    state[g] = static_cast<std::int8_t>(static_cast<int>(self[g] >> 62) - 1);
+  });
+}
+
 // ----------------------------------------------------------- aggregation
 
 template <class Exec>
-size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state,
+size_type number_roots(const Exec& exec, size_type rows, const std::int8_t* state, index_type first,
                        index_type* aggregate) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) { aggregate[i] = state[i] == root ? 1 : 0; });
   const index_type roots = exclusive_scan(exec, aggregate, aggregate, rows);
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    if (state[i] != root) aggregate[i] = -1;
+    aggregate[i] = state[i] == root ? first + aggregate[i] : -1;
   });
   return roots;
 }
 
 template <class Exec>
 void list_roots(const Exec& exec, size_type rows, const std::int8_t* state,
-                const index_type* aggregate, index_type* root_of) {
+                const index_type* aggregate, index_type first, index_type* root_of) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
-    if (state[i] == root) root_of[aggregate[i]] = static_cast<index_type>(i);
+    if (state[i] == root) root_of[aggregate[i] - first] = static_cast<index_type>(i);
   });
 }
 
@@ -278,9 +422,18 @@ template <class Exec, class T>
 size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
                             const index_type* g_col_idx, const T* g_weight,
                             const std::int8_t* state, index_type* aggregate) {
-  // distance[i]: 0 root, 1 adjacent to a root, 2 further, 3 no strong connection.
-  Array<std::uint8_t> distances(exec, rows);
-  std::uint8_t* distance = distances.data();
+  Array<std::int32_t> distance(exec, rows);
+  const PointIds ids{0, rows, nullptr};
+  join_adjacent_root(exec, rows, g_row_ptr, g_col_idx, g_weight, state, ids, aggregate,
+                     distance.data());
+  return join_distance_two(exec, rows, g_row_ptr, g_col_idx, g_weight, distance.data(), ids,
+                           aggregate);
+}
+
+template <class Exec, class T>
+void join_adjacent_root(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                        const index_type* g_col_idx, const T* g_weight, const std::int8_t* state,
+                        PointIds ids, index_type* aggregate, std::int32_t* distance) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     if (state[i] == root) {
       distance[i] = 0;
@@ -291,13 +444,16 @@ size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type*
       return;
     }
     index_type best = -1;
+    std::int64_t best_id = 0;
     T best_weight{0};
     for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
       const index_type j = g_col_idx[k];
       if (state[j] != root) continue;
       const T w = g_weight[k];
-      if (best < 0 || w > best_weight || (w == best_weight && j < best)) {
+      const std::int64_t id = ids(j);
+      if (best < 0 || w > best_weight || (w == best_weight && id < best_id)) {
         best = j;
+        best_id = id;
         best_weight = w;
       }
     }
@@ -305,18 +461,27 @@ size_type join_nearest_root(const Exec& exec, size_type rows, const offset_type*
     if (best >= 0) aggregate[i] = aggregate[best];
     distance[i] = best >= 0 ? 1 : 2;
   });
+}
+
+template <class Exec, class T>
+size_type join_distance_two(const Exec& exec, size_type rows, const offset_type* g_row_ptr,
+                            const index_type* g_col_idx, const T* g_weight,
+                            const std::int32_t* distance, PointIds ids, index_type* aggregate) {
   return transform_reduce(
       exec, rows, size_type{0},
       [=] STRATA_HD(size_type i) -> size_type {
         if (distance[i] != 2) return 0;
         index_type best = -1;
+        std::int64_t best_id = 0;
         T best_weight{0};
         for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
           const index_type j = g_col_idx[k];
           if (distance[j] != 1) continue;
           const T w = g_weight[k];
-          if (best < 0 || w > best_weight || (w == best_weight && j < best)) {
+          const std::int64_t id = ids(j);
+          if (best < 0 || w > best_weight || (w == best_weight && id < best_id)) {
             best = j;
+            best_id = id;
             best_weight = w;
           }
         }
@@ -337,15 +502,15 @@ size_type interpolation_pattern(const Exec& exec, size_type rows, const index_ty
   return exclusive_scan(exec, row_ptr, row_ptr, rows + 1);
 }
 
-template <class Exec, class T>
+template <class Exec, class T, class I>
 void interpolation_fill(const Exec& exec, size_type rows, const index_type* aggregate, int k,
-                        const T* B, const offset_type* row_ptr, index_type* col_idx, T* values) {
+                        const T* B, const offset_type* row_ptr, I* col_idx, T* values) {
   parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
     const index_type a = aggregate[i];
     if (a < 0) return;
     const offset_type base = row_ptr[i];
     for (int c = 0; c < k; ++c) {
-      col_idx[base + c] = static_cast<index_type>(static_cast<size_type>(a) * k + c);
+      col_idx[base + c] = static_cast<I>(static_cast<size_type>(a) * k + c);
       values[base + c] = B[static_cast<size_type>(c) * rows + i];
     }
   });
@@ -386,7 +551,8 @@ size_type orthonormalize_aggregates(const Exec& exec, size_type aggregates, int 
             coarse_B[static_cast<size_type>(c) * coarse + a * k + d] = T{0};
           keep[row_c] = kept ? 1 : 0;
           dropped += kept ? 0 : 1;
-          for (offset_type t = 0; t < m; ++t) {  // the same value into P(i, a k + c)
+          // The same value into P(i, a k + c) (none for a distributed level).
+          for (offset_type t = 0; t < m && p_values != nullptr; ++t) {
             p_values[p_row_ptr[r_col_idx[r_row_ptr[row_c] + t]] + c] = v[t];
           }
         }
@@ -432,6 +598,55 @@ CsrMatrix<T> drop_columns(const Exec& exec, size_type rows, size_type old_cols, 
     }
   });
   return CsrMatrix<T>(rows, new_cols, std::move(row_ptr), std::move(col_idx), std::move(values));
+}
+
+template <class Exec, class T>
+void sort_rows(const Exec& exec, size_type rows, const offset_type* row_ptr, std::int64_t* cols,
+               T* values) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    for (offset_type k = row_ptr[r] + 1; k < row_ptr[r + 1]; ++k) {
+      const std::int64_t c = cols[k];
+      const T v = values[k];
+      offset_type p = k;
+      for (; p > row_ptr[r] && cols[p - 1] > c; --p) {
+        cols[p] = cols[p - 1];
+        values[p] = values[p - 1];
+      }
+      cols[p] = c;
+      values[p] = v;
+    }
+  });
+}
+
+template <class Exec>
+void kept_row_lengths(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                      const index_type* new_index, const offset_type* row_ptr, offset_type* count) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type r) {
+    if (r == rows) {
+      count[kept] = 0;
+    } else if (keep[r]) {
+      count[new_index[r]] = row_ptr[r + 1] - row_ptr[r];
+    }
+  });
+}
+
+template <class Exec, class T>
+void copy_kept_rows(const Exec& exec, size_type rows, size_type kept, const index_type* keep,
+                    const index_type* new_index, const offset_type* row_ptr,
+                    const std::int64_t* cols, const T* values, const offset_type* out_ptr,
+                    std::int64_t* out_cols, T* out_values, int k, const T* B, T* B_kept) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type r) {
+    if (!keep[r]) return;
+    const size_type to = new_index[r];
+    offset_type out = out_ptr[to];
+    for (offset_type e = row_ptr[r]; e < row_ptr[r + 1]; ++e, ++out) {
+      out_cols[out] = cols[e];
+      out_values[out] = values[e];
+    }
+    for (int c = 0; c < k; ++c) {
+      B_kept[static_cast<size_type>(c) * kept + to] = B[static_cast<size_type>(c) * rows + r];
+    }
+  });
 }
 
 // ----------------------------------------------------------------- 4. Galerkin
