@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/distributed/communication.hpp"
+#include "core/distributed/device_transport.hpp"
 #include "core/distributed/split.hpp"
 #include "kernels/distributed/distributed_kernels.hpp"
 #include "strata/core/primitives.hpp"
@@ -74,9 +75,9 @@ RowBlock<T> from_host(const HostRows<T>& rows, const Executor& exec) {
 /// land at [n.offset, n.offset + n.count) of the result (`rows` in all).
 /// Lengths first, so each side knows the size of the entries' messages.
 template <class T>
-HostRows<T> exchange_rows(const Communicator& comm, const std::vector<HaloNeighbour>& to,
-                          const HostRows<T>& packed, const std::vector<HaloNeighbour>& from,
-                          size_type rows) {
+HostRows<T> exchange_host_rows(const Communicator& comm, const std::vector<HaloNeighbour>& to,
+                               const HostRows<T>& packed, const std::vector<HaloNeighbour>& from,
+                               size_type rows) {
   const auto bytes = [](size_type count, std::size_t size) {
     return static_cast<std::size_t>(count) * size;
   };
@@ -122,6 +123,73 @@ HostRows<T> exchange_rows(const Communicator& comm, const std::vector<HaloNeighb
   }
   messages.wait_all();
   return in;
+}
+
+/// The neighbours' row ranges as ranges of their entries under `ptr`
+/// (host copy of the rows' offsets).
+std::vector<HaloNeighbour> entry_ranges(const std::vector<HaloNeighbour>& by_rows,
+                                        const std::vector<offset_type>& ptr) {
+  std::vector<HaloNeighbour> out;
+  out.reserve(by_rows.size());
+  for (const HaloNeighbour& n : by_rows) {
+    const offset_type first = ptr[static_cast<std::size_t>(n.offset)];
+    const offset_type last = ptr[static_cast<std::size_t>(n.offset + n.count)];
+    out.push_back({n.rank, static_cast<size_type>(first), static_cast<size_type>(last - first)});
+  }
+  return out;
+}
+
+/// exchange_host_rows for rows in device memory through the device
+/// transport (NCCL's stream-ordered sends and receives): the entries never
+/// visit the host. Only the offsets do, once the lengths have arrived, so
+/// that each side can size and place its messages of entries. Before this,
+/// the ghost rows of the distributed setup (ext+i's extended problem, the
+/// products' rows of P and A P, the transposes) went through host memory
+/// twice per fetch.
+template <class T>
+RowBlock<T> exchange_device_rows(const std::shared_ptr<detail::DeviceTransport>& transport,
+                                 const std::vector<HaloNeighbour>& to, const RowBlock<T>& packed,
+                                 const std::vector<HaloNeighbour>& from, size_type rows) {
+  const Executor& exec = packed.row_ptr.executor();
+  const auto exchange = detail::make_device_exchange(transport, exec);
+  const size_type sent = packed.rows();
+  Array<offset_type> send_lengths(exec, sent);
+  exec.visit([&](const auto& e) {
+    kd::row_lengths_of(e, sent, packed.row_ptr.data(), send_lengths.data());
+  });
+  RowBlock<T> in;
+  in.row_ptr = Array<offset_type>(exec, rows + 1, offset_type{0});
+  exchange->start(to, send_lengths.data(), from, in.row_ptr.data(), sizeof(offset_type));
+  exchange->complete();
+  const offset_type nnz = exclusive_scan(in.row_ptr, in.row_ptr);
+  const std::vector<HaloNeighbour> to_entries = entry_ranges(to, packed.row_ptr.to_vector());
+  const std::vector<HaloNeighbour> from_entries = entry_ranges(from, in.row_ptr.to_vector());
+  in.cols = Array<global_index>(exec, nnz);
+  in.values = Array<T>(exec, nnz);
+  exchange->start(to_entries, packed.cols.data(), from_entries, in.cols.data(),
+                  sizeof(global_index));
+  exchange->start(to_entries, packed.values.data(), from_entries, in.values.data(), sizeof(T));
+  exchange->complete();
+  return in;
+}
+
+/// Sends to each neighbour n of `to` the rows [n.offset, n.offset + n.count)
+/// of `packed`, and receives from each neighbour n of `from` the rows that
+/// land at [n.offset, n.offset + n.count) of the result (`rows` in all), on
+/// packed's executor: device to device where the communicator has a device
+/// transport there (made by the first halo plan on the device, alike on
+/// every process), else through host memory and MPI.
+template <class T>
+RowBlock<T> exchange_rows(const Communicator& comm, const std::vector<HaloNeighbour>& to,
+                          const RowBlock<T>& packed, const std::vector<HaloNeighbour>& from,
+                          size_type rows) {
+  const Executor& exec = packed.row_ptr.executor();
+  if (exec.is_cuda()) {
+    if (auto transport = detail::cached_device_transport(comm, exec)) {
+      return exchange_device_rows(transport, to, packed, from, rows);
+    }
+  }
+  return from_host(exchange_host_rows(comm, to, to_host(packed), from, rows), exec);
 }
 
 /// a followed by b (both on one executor).
@@ -179,10 +247,8 @@ RowBlock<T> fetch_ghost_rows(const DistributedCsrMatrix<T>& M, const HaloPlan& p
   const Executor& exec = M.executor();
   Array<index_type> storage;
   const Array<index_type>& indices = send_indices_on(plan, exec, storage);
-  const HostRows<T> packed = to_host(gather_rows(M, &indices));
-  return from_host(
-      exchange_rows(M.communicator(), plan.sends(), packed, plan.receives(), plan.ghost_count()),
-      exec);
+  return exchange_rows(M.communicator(), plan.sends(), gather_rows(M, &indices), plan.receives(),
+                       plan.ghost_count());
 }
 
 // ---------------------------------------------------------------- product
@@ -362,11 +428,9 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   // the off-diagonal block, which belong to the owners of its columns.
   const CsrMatrix<T> D = strata::transpose(M.diag());
   const CsrMatrix<T> O = strata::transpose(M.offd());
-  const HostRows<T> outgoing{O.row_ptr().to_vector(), widen(O.col_idx()).to_vector(),
-                             O.values().to_vector()};
-  const RowBlock<T> received = from_host(
-      exchange_rows(M.communicator(), plan.receives(), outgoing, plan.sends(), plan.send_count()),
-      exec);
+  const RowBlock<T> outgoing{O.row_ptr().clone(), widen(O.col_idx()), O.values().clone()};
+  const RowBlock<T> received =
+      exchange_rows(M.communicator(), plan.receives(), outgoing, plan.sends(), plan.send_count());
   if (received.nnz() == 0) {
     // Nothing from other processes (one process, or no off-diagonal entry
     // of theirs points here): the own part is the whole of these rows.

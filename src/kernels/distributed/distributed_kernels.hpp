@@ -143,6 +143,12 @@ template <class Exec>
 void shift_offsets(const Exec& exec, size_type n, const offset_type* in, offset_type shift,
                    offset_type* out);
 
+/// lengths[i] = ptr[i + 1] - ptr[i] for i < rows (the row lengths that
+/// travel ahead of the rows' entries).
+template <class Exec>
+void row_lengths_of(const Exec& exec, size_type rows, const offset_type* ptr,
+                    offset_type* lengths);
+
 /// Global column ids into a compact local numbering: an owned id (in
 /// [own_begin, own_begin + own_count)) as id - own_begin, another as
 /// own_count + its position in the sorted, distinct foreign[0..foreign_size).

@@ -156,6 +156,12 @@ void shift_offsets(const Exec& exec, size_type n, const offset_type* in, offset_
 }
 
 template <class Exec>
+void row_lengths_of(const Exec& exec, size_type rows, const offset_type* ptr,
+                    offset_type* lengths) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) { lengths[i] = ptr[i + 1] - ptr[i]; });
+}
+
+template <class Exec>
 void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids, std::int64_t own_begin,
                      std::int64_t own_count, const std::int64_t* foreign, size_type foreign_size,
                      index_type* out) {
