@@ -118,10 +118,16 @@ DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, do
     agg::union_fill(e, n, first, marks.row_ptr.data(), marks.cols.data(), marks.values.data(),
                     weight.data(), t, row_ptr.data(), cols.data(), S.weight.data());
   });
-  // The graph's ghosts: its columns beyond this process, sorted.
-  std::vector<global_index> ghosts;
-  for (const global_index g : cols.to_vector()) {
-    if (g < first || g >= last) ghosts.push_back(g);
+  // The graph's ghosts, sorted: every column beyond this process that an
+  // edge can reach, A's ghosts and the transposed boundary's columns (both
+  // as small as the process boundary). Not read off the edges themselves:
+  // copying the whole graph to the host for it took 0.7 s of a 0.77 s
+  // setup at 256^3 on an H200. A ghost that no edge kept costs one value
+  // in each exchange and nothing else.
+  std::vector<global_index> ghosts = A.column_map().to_vector();
+  {
+    const std::vector<global_index> remote = remote_t.cols.to_vector();
+    ghosts.insert(ghosts.end(), remote.begin(), remote.end());
   }
   std::sort(ghosts.begin(), ghosts.end());
   ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
