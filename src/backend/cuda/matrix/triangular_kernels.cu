@@ -267,21 +267,23 @@ class Capture {
   bool capturing_ = true;
 };
 
-/// Records the levels on `stream` (being captured): runs of levels of at
-/// most run_block / G rows as one single-block kernel each (one round of
-/// the block per level), every other level as its own kernel. With
-/// `overlap`, every kernel after the first is launched programmatically
-/// dependent on the one before (see let_next_level_start).
+/// Records the levels into an executable graph: runs of levels of at most
+/// run_block / G rows as one single-block kernel each (one round of the
+/// block per level), every other level as its own kernel. With `overlap`,
+/// every kernel after the first is launched programmatically dependent on
+/// the one before (see let_next_level_start).
 template <int G, class T>
-void record_levels(cudaStream_t stream, bool overlap, const std::vector<offset_type>& lp,
-                   const offset_type* device_lp, const index_type* order, const offset_type* ptr,
-                   const index_type* col, const T* val, const T* inv_diag,
-                   const Operands<T>* operands) {
-  // Loaded now: a kernel's first use may load its module, which is not a
-  // call to make while capturing.
+cudaGraphExec_t record_levels(bool overlap, const std::vector<offset_type>& lp,
+                              const offset_type* device_lp, const index_type* order,
+                              const offset_type* ptr, const index_type* col, const T* val,
+                              const T* inv_diag, const Operands<T>* operands) {
+  // Loaded before the capture: a kernel's first use may load its module,
+  // not a call to make while capturing.
   cudaFuncAttributes attributes;
   STRATA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, solve_level_kernel<G, T>));
   STRATA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, solve_run_kernel<G, T>));
+  Capture capture;
+  cudaStream_t stream = capture.stream();
   cudaLaunchAttribute programmatic[1] = {};
   programmatic[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   programmatic[0].val.programmaticStreamSerializationAllowed = 1;
@@ -316,6 +318,7 @@ void record_levels(cudaStream_t stream, bool overlap, const std::vector<offset_t
       ++l;
     }
   }
+  return capture.instantiate();
 }
 
 }  // namespace
@@ -467,10 +470,9 @@ void solve_levels(const CudaExec& exec, bool overlap,
     const size_type rows = level_ptr.back();
     const auto* operands = state->operands.as<Operands<T>>();
     const auto* device_lp = state->level_ptr.as<offset_type>();
-    Capture capture;
     const auto record = [&](auto group) {
-      record_levels<decltype(group)::value>(capture.stream(), overlap, level_ptr, device_lp,
-                                            order, ptr, col, val, inv_diag, operands);
+      state->graph = record_levels<decltype(group)::value>(overlap, level_ptr, device_lp, order,
+                                                           ptr, col, val, inv_diag, operands);
     };
     switch (group_size(rows, nnz)) {
       case 1: record(std::integral_constant<int, 1>{}); break;
@@ -480,7 +482,6 @@ void solve_levels(const CudaExec& exec, bool overlap,
       case 16: record(std::integral_constant<int, 16>{}); break;
       default: record(std::integral_constant<int, 32>{}); break;
     }
-    state->graph = capture.instantiate();
     graph = std::move(state);
   }
   store_operands<T><<<1, 1, 0, stream>>>(graph->operands.as<Operands<T>>(), b, x);
