@@ -22,10 +22,11 @@
 // schedules (core/triangular_internal.hpp): a kernel boundary between
 // levels, replayed as one recorded CUDA graph whose kernels start early
 // (the default, "solve"), the same graph without the early start
-// ("recorded"), one kernel launched per level from the host ("launched"),
-// and one kernel for all levels ("sync-free"); all should give the same
-// solution bit for bit (a note is printed otherwise). A graph is recorded
-// by the first solve of its schedule: in the warm-up, not in the times.
+// ("recorded"), a thread-per-row kernel launched per level from the host
+// ("launched", the schedule before the graph), and one kernel for all
+// levels ("sync-free"); all should give the same solution bit for bit (a
+// note is printed otherwise). A graph is recorded by the first solve of
+// its schedule: in the warm-up, not in the times.
 
 #include <algorithm>
 #include <cmath>

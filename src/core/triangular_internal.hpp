@@ -12,8 +12,8 @@ namespace strata::detail {
 /// (kernels::triangular::solve_levels).
 /// recorded: the same graph without the early start (each level's kernel
 /// starts when the previous one has finished).
-/// launched: the same levels, one kernel launched from the host per level
-/// (the path before the graph; kept for comparison in the benchmark).
+/// launched: a thread-per-row kernel launched from the host per level (the
+/// path before the graph; kept for comparison in the benchmark).
 /// sync_free: one kernel for all levels; a thread per row, the rows handed
 /// out in level order by an atomic ticket, each waiting on flags set by the
 /// rows it depends on (the thread-per-row synchronization-free SpTrSV of

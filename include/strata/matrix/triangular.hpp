@@ -107,8 +107,8 @@ class TriangularSolver {
   mutable Array<std::int32_t> ready_;
   mutable std::int32_t epoch_ = 0;
   // The device's level-scheduled solve, recorded once and replayed. It
-  // names the arrays above by address, so it is remade when they are not
-  // the ones it was made for (a copy shares it until its first solve).
+  // names the arrays above by address (a move carries both along), and is
+  // remade by a solve that finds other arrays, device or stream.
   mutable std::shared_ptr<detail::TriangularGraphState> graph_;
 };
 
