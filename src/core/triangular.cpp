@@ -112,7 +112,19 @@ void TriangularSolver<T>::solve(const Vector<T>& b, Vector<T>& x) const {
     exec.visit([&](const auto& e) {
       using E = std::decay_t<decltype(e)>;
       if constexpr (std::is_same_v<E, CudaExec>) {
-        if (device_schedule.load() == detail::TriangularDeviceSchedule::sync_free) {
+        const auto schedule = device_schedule.load();
+        if (schedule == detail::TriangularDeviceSchedule::per_level ||
+            schedule == detail::TriangularDeviceSchedule::recorded) {
+          // A level holds about 10^4 short rows for a 3D stencil, so one
+          // launch from the host per level costs more than its work: the
+          // launches are recorded once and replayed (see solve_levels).
+          const bool overlap = schedule == detail::TriangularDeviceSchedule::per_level;
+          kernels::triangular::solve_levels(e, overlap, graph_, level_ptr_, strict_nnz(),
+                                            order_.data(), ptr_.data(), col_.data(), val_.data(),
+                                            inv_diag_.data(), b.data(), x.data());
+          return;
+        }
+        if (schedule == detail::TriangularDeviceSchedule::sync_free) {
           if (ready_.size() != rows_ || epoch_ == std::numeric_limits<std::int32_t>::max()) {
             ready_ = Array<std::int32_t>(exec, rows_, 0);
             epoch_ = 0;

@@ -4,14 +4,22 @@
 
 namespace strata::detail {
 
-/// per_level: one kernel per level, the levels separated by the kernel
-/// boundaries (the default: nothing waits inside a kernel).
+/// per_level: the levels separated by kernel boundaries (the default:
+/// nothing spins inside a kernel), launched as one recorded CUDA graph per
+/// solve, runs of small levels merged into single-block kernels, each
+/// level's kernel started early by programmatic dependent launch so that
+/// only its reads of x wait for the previous level
+/// (kernels::triangular::solve_levels).
+/// recorded: the same graph without the early start (each level's kernel
+/// starts when the previous one has finished).
+/// launched: a thread-per-row kernel launched from the host per level (the
+/// path before the graph; kept for comparison in the benchmark).
 /// sync_free: one kernel for all levels; a thread per row, the rows handed
 /// out in level order by an atomic ticket, each waiting on flags set by the
 /// rows it depends on (the thread-per-row synchronization-free SpTrSV of
 /// Liu et al. 2016 / Su et al. 2020, "CapelliniSpTRSV"), so no launch per
 /// level. The same sums in the same order: the same results.
-enum class TriangularDeviceSchedule { per_level, sync_free };
+enum class TriangularDeviceSchedule { per_level, recorded, launched, sync_free };
 
 /// Sets the schedule of every later device solve and returns the previous
 /// one. The host ignores it.

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/triangular_internal.hpp"
@@ -172,11 +175,15 @@ TEST(TriangularDevice, LevelsOrderAndSolutionsMatchTheHost) {
   STRATA_REQUIRE_DEVICE();
   const auto device = Executor::cuda();
   using Schedule = detail::TriangularDeviceSchedule;
-  for (const Schedule schedule : {Schedule::per_level, Schedule::sync_free}) {
+  for (const Schedule schedule :
+       {Schedule::per_level, Schedule::recorded, Schedule::launched, Schedule::sync_free}) {
   const Schedule before = detail::triangular_device_schedule(schedule);
   for (const char* name : {"random", "diffusion27"}) {
     SCOPED_TRACE(std::string(name) +
-                 (schedule == Schedule::sync_free ? ", sync-free" : ", per level"));
+                 (schedule == Schedule::sync_free  ? ", sync-free"
+                  : schedule == Schedule::launched ? ", launched per level"
+                  : schedule == Schedule::recorded ? ", recorded"
+                                                   : ", per level"));
     const auto A = std::string(name) == "random" ? test::random_matrix(5000, 7, 21)
                                                  : gallery::diffusion3d_27pt(Executor::host(), 20,
                                                                              20, 20);
@@ -208,6 +215,135 @@ TEST(TriangularDevice, LevelsOrderAndSolutionsMatchTheHost) {
     }
   }
   detail::triangular_device_schedule(before);
+  }
+}
+
+
+/// Sets the device schedule for its scope.
+class ScheduleScope {
+ public:
+  explicit ScheduleScope(detail::TriangularDeviceSchedule s)
+      : before_(detail::triangular_device_schedule(s)) {}
+  ~ScheduleScope() { detail::triangular_device_schedule(before_); }
+  ScheduleScope(const ScheduleScope&) = delete;
+  ScheduleScope& operator=(const ScheduleScope&) = delete;
+
+ private:
+  detail::TriangularDeviceSchedule before_;
+};
+
+/// n x n, 2 on the diagonal and -1 above it: the lower solve is one level
+/// of n rows (no strict entries), the upper solve n levels of one row.
+CsrMatrix<double> upper_bidiagonal(size_type n) {
+  std::vector<offset_type> rp{0};
+  std::vector<index_type> ci;
+  std::vector<double> va;
+  for (size_type i = 0; i < n; ++i) {
+    ci.push_back(static_cast<index_type>(i));
+    va.push_back(2.0);
+    if (i + 1 < n) {
+      ci.push_back(static_cast<index_type>(i + 1));
+      va.push_back(-1.0);
+    }
+    rp.push_back(static_cast<offset_type>(ci.size()));
+  }
+  const auto host = Executor::host();
+  return CsrMatrix<double>(n, n, Array<offset_type>(host, rp), Array<index_type>(host, ci),
+                           Array<double>(host, va));
+}
+
+// The default device schedule records its launches once and replays them
+// with the b and x of each call: several solves queued in a row on one
+// solver and on moved solvers (the recording moves with the arrays it
+// reads) must all give the host's solution, and exactly the solution of
+// one launch per level (the same sums in the same order; with the early
+// start of each level's kernel, a missing wait would show here). The solver is
+// move-only (its arrays are), so there is no copy to test.
+static_assert(std::is_move_constructible_v<TriangularSolver<double>> &&
+              std::is_move_assignable_v<TriangularSolver<double>>);
+
+TEST(TriangularDevice, RecordedSolveReplaysForEveryVectorAndMove) {
+  STRATA_REQUIRE_DEVICE();
+  const auto device = Executor::cuda();
+  const auto host = Executor::host();
+  using Schedule = detail::TriangularDeviceSchedule;
+  const ScheduleScope scope(Schedule::per_level);
+  for (const std::string name : {"bidiagonal", "poisson7", "diffusion27", "random"}) {
+    // bidiagonal: lower, one level; upper, 3000 levels of one row (one
+    // run kernel). The stencils: small levels at both ends, levels above a
+    // block's rows between.
+    const auto A = name == "bidiagonal" ? upper_bidiagonal(3000)
+                   : name == "poisson7" ? gallery::poisson3d(host, 24, 24, 24)
+                   : name == "diffusion27"
+                       ? gallery::diffusion3d_27pt(host, 16, 16, 16)
+                       : test::random_matrix(5000, 7, 21);
+    const size_type n = A.rows();
+    const auto Ad = A.to(device);
+    for (const auto t : {Triangle::lower, Triangle::upper}) {
+      SCOPED_TRACE(name + (t == Triangle::lower ? " lower" : " upper"));
+      // The stored diagonal (dominant): the solutions stay of the size of b.
+      const TriangularSolveParams p{.triangle = t};
+      const TriangularSolver<double> reference(A, p);
+      constexpr int pairs = 3;
+      std::vector<Vector<double>> bd;
+      std::vector<std::vector<double>> expected;
+      for (int v = 0; v < pairs; ++v) {
+        const auto values = test::random_values(n, 40 + v);
+        bd.emplace_back(Array<double>(device, values));
+        const Vector<double> bh(Array<double>(host, values));
+        Vector<double> x(host, n);
+        reference.solve(bh, x);
+        expected.push_back(x.to_vector());
+      }
+      const auto check = [&](const Vector<double>& x, int v, const std::string& what) {
+        SCOPED_TRACE(what + ", b number " + std::to_string(v));
+        const auto got = x.to_vector();
+        const double size = test::max_abs(expected[v]);
+        for (size_type i = 0; i < n; ++i) {
+          ASSERT_NEAR(got[i], expected[v][i], 1e-13 * size) << i;
+        }
+      };
+      auto original = std::make_unique<TriangularSolver<double>>(Ad, p);
+      if (name == "bidiagonal") {
+        EXPECT_EQ(original->levels(), t == Triangle::lower ? 1 : n);
+      }
+      // Queued back to back, read afterwards: each replay has its own b, x.
+      std::vector<Vector<double>> xs;
+      for (int v = 0; v <= pairs; ++v) xs.emplace_back(device, n, -3.0);
+      for (int v = 0; v < pairs; ++v) original->solve(bd[v], xs[v]);
+      original->solve(bd[0], xs[pairs]);
+      for (int v = 0; v < pairs; ++v) check(xs[v], v, "one solver");
+      check(xs[pairs], 0, "one solver, the first b again");
+      // Without the early start, and one launch per level: bit for bit the
+      // same; then the default again (recorded anew: the early start is
+      // part of what a recording was made for).
+      for (const Schedule other : {Schedule::recorded, Schedule::launched}) {
+        const ScheduleScope scoped(other);
+        Vector<double> y(device, n, 0.0);
+        original->solve(bd[1], y);
+        EXPECT_EQ(y.to_vector(), xs[1].to_vector());
+      }
+      original->solve(bd[2], xs[0]);
+      check(xs[0], 2, "one solver, after the other schedules");
+      // Moved, the moved-from solver destroyed: the recording moves along.
+      TriangularSolver<double> moved = std::move(*original);
+      original.reset();
+      Vector<double> x(device, n, 0.0);
+      moved.solve(bd[1], x);
+      check(x, 1, "moved");
+      // Move-assigned over a solver of another matrix that had recorded.
+      TriangularSolver<double> target(upper_bidiagonal(n).to(device), p);
+      target.solve(bd[0], x);
+      target = std::move(moved);
+      target.solve(bd[2], x);
+      check(x, 2, "move-assigned");
+      target.solve(bd[0], x);
+      check(x, 0, "move-assigned, again");
+      // A new solver of the same matrix records its own graph.
+      TriangularSolver<double> fresh(Ad, p);
+      fresh.solve(bd[2], x);
+      check(x, 2, "a new solver");
+    }
   }
 }
 

@@ -26,11 +26,18 @@
 /// with cuSPARSE SpSV.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "strata/matrix/csr.hpp"
 
 namespace strata {
+
+namespace detail {
+/// The device's recorded level-scheduled solve (a CUDA graph and what it
+/// reads), defined in the CUDA backend; made by the first device solve.
+struct TriangularGraphState;
+}  // namespace detail
 
 /// Which triangle of the matrix a solve reads.
 enum class Triangle { lower, upper };
@@ -99,6 +106,10 @@ class TriangularSolver {
   // per-row flags, set to the current epoch when the row is solved.
   mutable Array<std::int32_t> ready_;
   mutable std::int32_t epoch_ = 0;
+  // The device's level-scheduled solve, recorded once and replayed. It
+  // names the arrays above by address (a move carries both along), and is
+  // remade by a solve that finds other arrays, device or stream.
+  mutable std::shared_ptr<detail::TriangularGraphState> graph_;
 };
 
 }  // namespace strata

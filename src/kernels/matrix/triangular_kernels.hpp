@@ -13,8 +13,15 @@
 // All pointers are in the executor's memory; the public entry points have
 // checked locations and sizes.
 
+#include <memory>
+#include <vector>
+
 #include "strata/core/executor.hpp"
 #include "strata/core/types.hpp"
+
+namespace strata::detail {
+struct TriangularGraphState;  // backend/cuda/matrix/triangular_kernels.cu
+}  // namespace strata::detail
 
 namespace strata::kernels::triangular {
 
@@ -69,6 +76,28 @@ template <class Exec, class T>
 void solve_level(const Exec& exec, size_type begin, size_type end, const index_type* order,
                  const offset_type* ptr, const index_type* col, const T* val, const T* inv_diag,
                  const T* b, T* x);
+
+/// The device's level-scheduled solve, all levels (level_ptr: on the host,
+/// levels + 1 entries; nnz: the strict entries), with the sums of
+/// solve_level. Levels are mostly launch-bound (about 10^4 short rows
+/// each), so the launches are recorded once in a CUDA graph, kept in
+/// `graph`, and replayed with one launch per solve; b and x reach the
+/// graph's kernels through a small device-side slot written before each
+/// replay, so a recorded graph serves every b and x. The graph is recorded
+/// again when `graph` was made for other arrays, another device or stream.
+/// Runs of consecutive levels small enough for one block become one
+/// single-block kernel (a __syncthreads() between levels), and every row is
+/// read by a group of lanes (coalesced, all loads of a row in flight at
+/// once) and summed in stored order. With `overlap`, each level's kernel
+/// is a programmatic dependent launch (sm_90): it starts, and loads its
+/// rows' entries, while the previous level runs, and waits only before
+/// reading x.
+template <class T>
+void solve_levels(const CudaExec& exec, bool overlap,
+                  std::shared_ptr<detail::TriangularGraphState>& graph,
+                  const std::vector<offset_type>& level_ptr, size_type nnz,
+                  const index_type* order, const offset_type* ptr, const index_type* col,
+                  const T* val, const T* inv_diag, const T* b, T* x);
 
 /// The whole level-scheduled solve in one kernel on the device (see
 /// detail::TriangularDeviceSchedule::sync_free in core/triangular_internal.hpp):

@@ -3,6 +3,11 @@
 
 #include <cuda/atomic>
 
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
 #include "backend/cuda/base/parallel.cuh"
 #include "kernels/matrix/transpose_kernels.hpp"
 #include "kernels/matrix/triangular_kernels.ipp"
@@ -83,6 +88,239 @@ __global__ void __launch_bounds__(block)
                                                                    cuda::memory_order_release);
 }
 
+
+// ------------------------------------------------ the recorded level schedule
+
+/// b and x of the current solve, read by the recorded kernels: a graph's
+/// kernel arguments are fixed when it is recorded, this slot is not.
+template <class T>
+struct Operands {
+  const T* b;
+  T* x;
+};
+
+/// Threads of the per-level kernels, and of the single-block kernel that
+/// walks a run of small levels.
+constexpr int level_block = 256;
+constexpr int run_block = 1024;
+
+/// The lanes of this thread's group of G (G divides 32, groups never cross
+/// a warp), for the shuffles: groups of one warp may loop different counts.
+template <int G>
+__device__ __forceinline__ unsigned group_mask() {
+  if constexpr (G == 32) {
+    return 0xffffffffu;
+  } else {
+    return ((1u << G) - 1) << ((threadIdx.x % 32) / G * G);
+  }
+}
+
+/// Programmatic dependent launch (sm_90): a level's kernel may start while
+/// the previous level's runs, and waits only before it reads x.
+/// launch_dependents lets the next level's grid start once every block of
+/// this grid has started (so a waiting grid never holds back the blocks of
+/// the one it waits for); wait returns when the previous grid has finished
+/// and its writes are visible. Both do nothing in a kernel launched without
+/// the attribute.
+__device__ __forceinline__ void let_next_level_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_previous_level() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// x[order[k]] for position k, by the G lanes of one group (lane < G):
+/// lane t loads entries t, t + G, ... of the row, so the row's loads are
+/// coalesced and in flight together; every lane then folds the products in
+/// stored order from shuffled values, exactly the sum of one thread
+/// walking the row (solve_level, the sync-free kernel): the same results.
+/// Everything but x is loaded before wait() (nothing of the solve writes
+/// it), so with an overlapped launch only the loads of x wait for the
+/// previous level.
+template <int G, class T, class Wait>
+__device__ __forceinline__ void solve_row(size_type k, int lane, unsigned mask,
+                                          const index_type* order, const offset_type* ptr,
+                                          const index_type* col, const T* val, const T* inv_diag,
+                                          const T* b, T* x, Wait wait) {
+  const offset_type first = ptr[k], last = ptr[k + 1];
+  const index_type i = order[k];
+  const T bi = b[i];
+  const T d = inv_diag[k];
+  offset_type e = first + lane;
+  T v{0};
+  index_type c = 0;
+  if (e < last) {
+    v = val[e];
+    c = col[e];
+  }
+  wait();
+  T sum = bi;
+  for (offset_type base = first; base < last;) {
+    const T xv = e < last ? x[c] : T{0};
+    const int count = static_cast<int>(last - base < G ? last - base : G);
+#pragma unroll
+    for (int t = 0; t < G; ++t) {
+      if (t < count) sum -= __shfl_sync(mask, v, t, G) * __shfl_sync(mask, xv, t, G);
+    }
+    base += G;
+    e = base + lane;
+    if (e < last) {
+      v = val[e];
+      c = col[e];
+    }
+  }
+  if (lane == 0) x[i] = d * sum;
+}
+
+/// One level: positions [begin, end), a group of G lanes per row.
+template <int G, class T>
+__global__ void __launch_bounds__(level_block)
+    solve_level_kernel(size_type begin, size_type end, const index_type* order,
+                       const offset_type* ptr, const index_type* col, const T* val,
+                       const T* inv_diag, const Operands<T>* operands) {
+  let_next_level_start();
+  const size_type thread = static_cast<size_type>(blockIdx.x) * level_block + threadIdx.x;
+  const size_type k = begin + thread / G;
+  if (k >= end) return;  // the whole group: end - begin rows, G lanes each
+  solve_row<G>(k, static_cast<int>(threadIdx.x % G), group_mask<G>(), order, ptr, col, val,
+               inv_diag, operands->b, operands->x, [] { wait_for_previous_level(); });
+}
+
+/// Levels [first, last) in one block, one after the other: a run of small
+/// levels costs one launch instead of one per level. __syncthreads() orders
+/// each level's writes of x before the next level's reads (one block, one
+/// SM: the barrier makes the block's global writes visible to it).
+template <int G, class T>
+__global__ void __launch_bounds__(run_block)
+    solve_run_kernel(const offset_type* level_ptr, size_type first, size_type last,
+                     const index_type* order, const offset_type* ptr, const index_type* col,
+                     const T* val, const T* inv_diag, const Operands<T>* operands) {
+  let_next_level_start();
+  wait_for_previous_level();
+  const T* b = operands->b;
+  T* x = operands->x;
+  const int lane = static_cast<int>(threadIdx.x % G);
+  const unsigned mask = group_mask<G>();
+  for (size_type l = first; l < last; ++l) {
+    const offset_type end = level_ptr[l + 1];
+    for (offset_type k = level_ptr[l] + threadIdx.x / G; k < end; k += run_block / G) {
+      solve_row<G>(k, lane, mask, order, ptr, col, val, inv_diag, b, x, [] {});
+    }
+    __syncthreads();
+  }
+}
+
+template <class T>
+__global__ void store_operands(Operands<T>* slot, const T* b, T* x) {
+  slot->b = b;
+  slot->x = x;
+}
+
+/// The lanes per row: the average strict row length rounded up to a power
+/// of two (at most a warp). Longer rows take several rounds of G loads.
+int group_size(size_type rows, size_type nnz) {
+  int g = 1;
+  while (g < 32 && static_cast<size_type>(g) * rows < nnz) g *= 2;
+  return g;
+}
+
+/// A private stream capturing into a graph; an exception between begin and
+/// instantiate() ends the capture and drops what was recorded.
+class Capture {
+ public:
+  Capture() {
+    STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // Thread-local: other threads' CUDA calls are not disturbed by it.
+    const cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+    if (status != cudaSuccess) cudaStreamDestroy(stream_);
+    STRATA_CUDA_CHECK(status);
+  }
+  ~Capture() {
+    if (capturing_) {
+      cudaGraph_t graph = nullptr;
+      cudaStreamEndCapture(stream_, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      cudaGetLastError();
+    }
+    cudaStreamDestroy(stream_);
+  }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  cudaStream_t stream() const noexcept { return stream_; }
+  cudaGraphExec_t instantiate() {
+    capturing_ = false;
+    cudaGraph_t graph = nullptr;
+    STRATA_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);  // the executable graph does not need it
+    STRATA_CUDA_CHECK(status);
+    return exec;
+  }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  bool capturing_ = true;
+};
+
+/// Records the levels into an executable graph: runs of levels of at most
+/// run_block / G rows as one single-block kernel each (one round of the
+/// block per level), every other level as its own kernel. With `overlap`,
+/// every kernel after the first is launched programmatically dependent on
+/// the one before (see let_next_level_start).
+template <int G, class T>
+cudaGraphExec_t record_levels(bool overlap, const std::vector<offset_type>& lp,
+                              const offset_type* device_lp, const index_type* order,
+                              const offset_type* ptr, const index_type* col, const T* val,
+                              const T* inv_diag, const Operands<T>* operands) {
+  // Loaded before the capture: a kernel's first use may load its module,
+  // not a call to make while capturing.
+  cudaFuncAttributes attributes;
+  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, solve_level_kernel<G, T>));
+  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, solve_run_kernel<G, T>));
+  Capture capture;
+  cudaStream_t stream = capture.stream();
+  cudaLaunchAttribute programmatic[1] = {};
+  programmatic[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  programmatic[0].val.programmaticStreamSerializationAllowed = 1;
+  const auto config = [&](unsigned blocks, int threads, bool first) {
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(blocks);
+    c.blockDim = dim3(static_cast<unsigned>(threads));
+    c.dynamicSmemBytes = 0;
+    c.stream = stream;
+    c.attrs = programmatic;
+    c.numAttrs = overlap && !first ? 1 : 0;
+    return c;
+  };
+  const auto small = [&](size_type l) {
+    return (lp[l + 1] - lp[l]) * G <= static_cast<offset_type>(run_block);
+  };
+  const size_type levels = static_cast<size_type>(lp.size()) - 1;
+  for (size_type l = 0; l < levels;) {
+    if (small(l)) {
+      size_type last = l + 1;
+      while (last < levels && small(last)) ++last;
+      const cudaLaunchConfig_t c = config(1, run_block, l == 0);
+      STRATA_CUDA_CHECK(cudaLaunchKernelEx(&c, solve_run_kernel<G, T>, device_lp, l, last, order,
+                                           ptr, col, val, inv_diag, operands));
+      l = last;
+    } else {
+      const size_type threads = (lp[l + 1] - lp[l]) * G;
+      const auto blocks = static_cast<unsigned>((threads + level_block - 1) / level_block);
+      const cudaLaunchConfig_t c = config(blocks, level_block, l == 0);
+      STRATA_CUDA_CHECK(cudaLaunchKernelEx(&c, solve_level_kernel<G, T>, lp[l], lp[l + 1], order,
+                                           ptr, col, val, inv_diag, operands));
+      ++l;
+    }
+  }
+  return capture.instantiate();
+}
+
 }  // namespace
 
 template <class T>
@@ -153,6 +391,109 @@ size_type levels(const CudaExec& exec, size_type rows, size_type nnz, const offs
   }
   return l;
 }
+
+}  // namespace strata::kernels::triangular
+
+namespace strata::detail {
+
+/// A recorded level-scheduled solve and what it was recorded for: the
+/// arrays it reads (by address), the device and the stream. Held by the
+/// solver through a shared_ptr; the graph, the operand slot and the device
+/// copy of the level pointers are released with it (stream-ordered, after
+/// any replay already queued).
+struct TriangularGraphState {
+  TriangularGraphState(const CudaExec& exec, const std::vector<offset_type>& lp)
+      : device(exec.device()),
+        stream(cuda_detail::stream_of(exec)),
+        levels(lp.size()),
+        operands(exec, sizeof(kernels::triangular::Operands<double>)),
+        level_ptr(exec, sizeof(offset_type) * lp.size()) {}
+  ~TriangularGraphState() {
+    if (graph) cudaGraphExecDestroy(graph);  // deferred by CUDA while a replay runs
+  }
+  TriangularGraphState(const TriangularGraphState&) = delete;
+  TriangularGraphState& operator=(const TriangularGraphState&) = delete;
+
+  bool made_for(const CudaExec& exec, bool overlapped, std::size_t level_count,
+                size_type entries, const void* o, const void* p, const void* c, const void* v,
+                const void* d) const {
+    return overlap == overlapped && device == exec.device() &&
+           stream == cuda_detail::stream_of(exec) &&
+           levels == level_count && nnz == entries && order == o && ptr == p && col == c &&
+           val == v && inv_diag == d;
+  }
+
+  int device;
+  cudaStream_t stream;
+  std::size_t levels;
+  bool overlap = false;
+  size_type nnz = 0;
+  const void* order = nullptr;
+  const void* ptr = nullptr;
+  const void* col = nullptr;
+  const void* val = nullptr;
+  const void* inv_diag = nullptr;
+  cuda_detail::ScratchBuffer operands;   // Operands<T>: b and x of the current solve
+  cuda_detail::ScratchBuffer level_ptr;  // for the runs of small levels
+  cudaGraphExec_t graph = nullptr;
+};
+
+}  // namespace strata::detail
+
+namespace strata::kernels::triangular {
+
+template <class T>
+void solve_levels(const CudaExec& exec, bool overlap,
+                  std::shared_ptr<detail::TriangularGraphState>& graph,
+                  const std::vector<offset_type>& level_ptr, size_type nnz,
+                  const index_type* order, const offset_type* ptr, const index_type* col,
+                  const T* val, const T* inv_diag, const T* b, T* x) {
+  static_assert(sizeof(Operands<T>) <= sizeof(Operands<double>));
+  if (level_ptr.size() < 2) return;
+  cuda_detail::activate(exec);
+  cudaStream_t stream = cuda_detail::stream_of(exec);
+  if (!graph ||
+      !graph->made_for(exec, overlap, level_ptr.size(), nnz, order, ptr, col, val, inv_diag)) {
+    graph.reset();
+    auto state = std::make_shared<detail::TriangularGraphState>(exec, level_ptr);
+    state->overlap = overlap;
+    state->nnz = nnz;
+    state->order = order;
+    state->ptr = ptr;
+    state->col = col;
+    state->val = val;
+    state->inv_diag = inv_diag;
+    STRATA_CUDA_CHECK(cudaMemcpyAsync(state->level_ptr.data(), level_ptr.data(),
+                                      state->level_ptr.bytes(), cudaMemcpyHostToDevice, stream));
+    // The slot and the level pointers are ready before any replay.
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const size_type rows = level_ptr.back();
+    const auto* operands = state->operands.as<Operands<T>>();
+    const auto* device_lp = state->level_ptr.as<offset_type>();
+    const auto record = [&](auto group) {
+      state->graph = record_levels<decltype(group)::value>(overlap, level_ptr, device_lp, order,
+                                                           ptr, col, val, inv_diag, operands);
+    };
+    switch (group_size(rows, nnz)) {
+      case 1: record(std::integral_constant<int, 1>{}); break;
+      case 2: record(std::integral_constant<int, 2>{}); break;
+      case 4: record(std::integral_constant<int, 4>{}); break;
+      case 8: record(std::integral_constant<int, 8>{}); break;
+      case 16: record(std::integral_constant<int, 16>{}); break;
+      default: record(std::integral_constant<int, 32>{}); break;
+    }
+    graph = std::move(state);
+  }
+  store_operands<T><<<1, 1, 0, stream>>>(graph->operands.as<Operands<T>>(), b, x);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  STRATA_CUDA_CHECK(cudaGraphLaunch(graph->graph, stream));
+}
+
+template void solve_levels<double>(const CudaExec&, bool,
+                                   std::shared_ptr<detail::TriangularGraphState>&,
+                                   const std::vector<offset_type>&, size_type, const index_type*,
+                                   const offset_type*, const index_type*, const double*,
+                                   const double*, const double*, double*);
 
 template bool solve_sync_free<double>(const CudaExec&, size_type, const index_type*,
                                       const offset_type*, const index_type*, const double*,
