@@ -301,8 +301,8 @@ TEST(DistributedDevice, AggregationAmgMatchesTheHostRun) {
 /// the transposes. The distributed kernels are kept on one process
 /// (serial_on_one_process = false), so np 1 checks them too. As for
 /// aggregation, the device's contracted multiply-adds may break strength
-/// ties differently on coarse levels: level 1 is compared exactly, the
-/// others within 5%.
+/// ties differently on coarse levels: level 1's rows are compared exactly,
+/// the levels' nonzeros within 5%.
 TEST(DistributedDevice, ClassicalAmgMatchesTheHostRun) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Communicator comm = world();

@@ -116,10 +116,12 @@ class Coarsening {
   }
   /// The hierarchy coarsens the one process's block of a distributed
   /// operator by the serial path (HierarchyParams::serial_on_one_process):
-  /// the coarsening's automatic choices must then be those of a
-  /// distributed level, so that one process builds the hierarchy that
-  /// every number of processes builds. Called before the first coarsen().
-  /// The default has no choices that depend on it.
+  /// the coarsening then accepts and refuses what it would on a distributed
+  /// level. Classical: the parallel recipe for automatic choices (the
+  /// hierarchy every number of processes builds) and hmis refused;
+  /// smoothed aggregation: a scalar CSR level 0 with block_size > 1 (made
+  /// BSR, as on one process without MPI). Called before the first
+  /// coarsen(). The default has no such choices.
   virtual void coarsen_as_distributed() {}
   /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
   /// false); refresh() may then throw. The default keeps nothing extra.

@@ -70,7 +70,11 @@ class TriangularSolver {
 
   /// x = T^-1 b (level_scheduled), or the result of the Jacobi sweeps from
   /// x = 0. b and x live on executor(), have rows() entries, and are
-  /// separate vectors.
+  /// separate vectors. Not safe to call on one solver from two threads at
+  /// once (it keeps scratch state, as a smoother does). On a device the
+  /// first level-scheduled solve records the levels as a CUDA graph for
+  /// the executor's stream (it synchronizes once); later solves replay it,
+  /// and a solve on another stream records again.
   void solve(const Vector<T>& b, Vector<T>& x) const;
 
   size_type rows() const noexcept { return rows_; }

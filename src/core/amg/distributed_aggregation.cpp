@@ -53,11 +53,10 @@ struct DistributedStrength {
 /// travel), and each row's graph is the union of its entries and its
 /// transposed entries (union_counts/union_fill, row by row). The weights are the serial
 /// expression on the stored entries (0 for transposed-only ones), and the
-/// influence counts the C_ji, as the serial mark_strong does. (Measured
-/// on level 0 of poisson3d 64 on two processes here: a global sort of the
-/// (row, column) keys for the merge made this stage 0.63 s, the row-wise
-/// merge 0.19 s, of which 0.10 s was a distributed transpose of all the
-/// marks; the within-process aggregation took 0.02 s.)
+/// influence counts the C_ji, as the serial mark_strong does. Row by row
+/// and only the boundary's marks across processes, because a global sort
+/// of (row, column) keys or a transpose of all the marks cost several
+/// times the rest of the stage (bench/NOTES.md, issue 17 item 5).
 template <class T>
 DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, double alpha) {
   const Executor& exec = A.executor();
@@ -120,10 +119,10 @@ DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, do
   });
   // The graph's ghosts, sorted: every column beyond this process that an
   // edge can reach, A's ghosts and the transposed boundary's columns (both
-  // as small as the process boundary). Not read off the edges themselves:
-  // copying the whole graph to the host for it took 0.7 s of a 0.77 s
-  // setup at 256^3 on an H200. A ghost that no edge kept costs one value
-  // in each exchange and nothing else.
+  // as small as the process boundary), not read off the edges themselves,
+  // which would copy the whole graph to the host (most of the setup on a
+  // GPU). A ghost that no edge kept costs one value in each exchange and
+  // nothing else.
   std::vector<global_index> ghosts = A.column_map().to_vector();
   {
     const std::vector<global_index> remote = remote_t.cols.to_vector();

@@ -97,32 +97,38 @@ template <class T>
 DistributedBsrMatrix<T>::DistributedBsrMatrix(const DistributedCsrMatrix<T>& A, int row_block_size,
                                               int col_block_size) {
   const Communicator& comm = A.communicator();
+  const int c = col_block_size;
+  const Executor& exec = A.executor();
+  const Array<global_index>& ghosts = A.column_map();
+  // The off-diagonal block's columns index the sorted ghost unknowns; its
+  // ghost nodes are their distinct nodes, and each column becomes the
+  // position of its node times c plus its place in the node (in 32 bits:
+  // checked here, with everything else a process may refuse alone, before
+  // the collectives below).
+  Array<index_type> node_position;
+  size_type ghost_unknowns = 0;
   std::exception_ptr failure;
   try {
     check_same_block_sizes(comm, row_block_size, col_block_size);
     block_rows_ = node_partition(A.row_partition(), row_block_size, "row_block_size", "row");
     block_cols_ = node_partition(A.col_partition(), col_block_size, "col_block_size", "column");
+    Array<global_index> ghost_nodes(exec, ghosts.size());
+    exec.visit([&](const auto& e) {
+      kernels::distributed::node_ids(e, ghosts.size(), ghosts.data(), c, ghost_nodes.data());
+    });
+    node_position = detail::compress_columns(ghost_nodes, column_map_);
+    ghost_unknowns = column_map_.size() * c;
+    (void)checked_index(ghost_unknowns, "DistributedBsrMatrix: ghosts");
   } catch (...) {
     failure = std::current_exception();
   }
   detail::agree_on_failure(comm, failure, who);
   rows_ = A.row_partition();
   cols_ = A.col_partition();
-  const int c = col_block_size;
 
   // The diagonal block's local columns are whole nodes already.
   diag_ = to_bsr(A.diag(), row_block_size, col_block_size);
 
-  // The off-diagonal block's columns index the sorted ghost unknowns; its
-  // ghost nodes are their distinct nodes, and each column becomes the
-  // position of its node times c plus its place in the node.
-  const Executor& exec = A.executor();
-  const Array<global_index>& ghosts = A.column_map();
-  Array<global_index> ghost_nodes(exec, ghosts.size());
-  exec.visit([&](const auto& e) {
-    kernels::distributed::node_ids(e, ghosts.size(), ghosts.data(), c, ghost_nodes.data());
-  });
-  const Array<index_type> node_position = detail::compress_columns(ghost_nodes, column_map_);
   const CsrMatrix<T>& offd = A.offd();
   Array<index_type> offd_col(exec, offd.nnz());
   exec.visit([&](const auto& e) {
@@ -130,7 +136,6 @@ DistributedBsrMatrix<T>::DistributedBsrMatrix(const DistributedCsrMatrix<T>& A, 
                                              node_position.data(), ghosts.data(), c,
                                              offd_col.data());
   });
-  const size_type ghost_unknowns = column_map_.size() * c;
   const CsrMatrix<T> offd_by_nodes(
       offd.rows(), checked_index(ghost_unknowns, "DistributedBsrMatrix: ghosts"),
       offd.row_ptr().clone(), std::move(offd_col), offd.values().clone());

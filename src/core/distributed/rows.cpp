@@ -141,11 +141,10 @@ std::vector<HaloNeighbour> entry_ranges(const std::vector<HaloNeighbour>& by_row
 
 /// exchange_host_rows for rows in device memory through the device
 /// transport (NCCL's stream-ordered sends and receives): the entries never
-/// visit the host. Only the offsets do, once the lengths have arrived, so
-/// that each side can size and place its messages of entries. Before this,
-/// the ghost rows of the distributed setup (ext+i's extended problem, the
-/// products' rows of P and A P, the transposes) went through host memory
-/// twice per fetch.
+/// visit the host, which would copy them out and back for every fetch of
+/// the distributed setup (ext+i's extended problem, the products' rows of
+/// P and A P, the transposes). Only the offsets do, once the lengths have
+/// arrived, so that each side can size and place its messages of entries.
 template <class T>
 RowBlock<T> exchange_device_rows(const std::shared_ptr<detail::DeviceTransport>& transport,
                                  const std::vector<HaloNeighbour>& to, const RowBlock<T>& packed,
@@ -176,20 +175,22 @@ RowBlock<T> exchange_device_rows(const std::shared_ptr<detail::DeviceTransport>&
 /// Sends to each neighbour n of `to` the rows [n.offset, n.offset + n.count)
 /// of `packed`, and receives from each neighbour n of `from` the rows that
 /// land at [n.offset, n.offset + n.count) of the result (`rows` in all), on
-/// packed's executor: device to device where the communicator has a device
-/// transport there (made by the first halo plan on the device, alike on
-/// every process), else through host memory and MPI.
+/// packed's executor, along `plan`'s neighbours: device to device through
+/// the plan's device transport when it has one and the rows are on a
+/// device, else through host memory and MPI. The plan's transport was
+/// decided collectively when the plan was made, so every process takes
+/// the same path (one posting NCCL sends to another's MPI receives would
+/// hang).
 template <class T>
-RowBlock<T> exchange_rows(const Communicator& comm, const std::vector<HaloNeighbour>& to,
+RowBlock<T> exchange_rows(const HaloPlan& plan, const std::vector<HaloNeighbour>& to,
                           const RowBlock<T>& packed, const std::vector<HaloNeighbour>& from,
                           size_type rows) {
   const Executor& exec = packed.row_ptr.executor();
-  if (exec.is_cuda()) {
-    if (auto transport = detail::cached_device_transport(comm, exec)) {
-      return exchange_device_rows(transport, to, packed, from, rows);
-    }
+  if (exec.is_cuda() && plan.device_transport()) {
+    return exchange_device_rows(plan.device_transport(), to, packed, from, rows);
   }
-  return from_host(exchange_host_rows(comm, to, to_host(packed), from, rows), exec);
+  return from_host(exchange_host_rows(plan.communicator(), to, to_host(packed), from, rows),
+                   exec);
 }
 
 /// a followed by b (both on one executor).
@@ -247,7 +248,7 @@ RowBlock<T> fetch_ghost_rows(const DistributedCsrMatrix<T>& M, const HaloPlan& p
   const Executor& exec = M.executor();
   Array<index_type> storage;
   const Array<index_type>& indices = send_indices_on(plan, exec, storage);
-  return exchange_rows(M.communicator(), plan.sends(), gather_rows(M, &indices), plan.receives(),
+  return exchange_rows(plan, plan.sends(), gather_rows(M, &indices), plan.receives(),
                        plan.ghost_count());
 }
 
@@ -430,7 +431,7 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   const CsrMatrix<T> O = strata::transpose(M.offd());
   const RowBlock<T> outgoing{O.row_ptr().clone(), widen(O.col_idx()), O.values().clone()};
   const RowBlock<T> received =
-      exchange_rows(M.communicator(), plan.receives(), outgoing, plan.sends(), plan.send_count());
+      exchange_rows(plan, plan.receives(), outgoing, plan.sends(), plan.send_count());
   if (received.nnz() == 0) {
     // Nothing from other processes (one process, or no off-diagonal entry
     // of theirs points here): the own part is the whole of these rows.

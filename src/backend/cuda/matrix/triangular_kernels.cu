@@ -279,9 +279,14 @@ cudaGraphExec_t record_levels(bool overlap, const std::vector<offset_type>& lp,
                               const T* inv_diag, const Operands<T>* operands) {
   // Loaded before the capture: a kernel's first use may load its module,
   // not a call to make while capturing.
-  cudaFuncAttributes attributes;
-  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, solve_level_kernel<G, T>));
-  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, solve_run_kernel<G, T>));
+  cudaFuncAttributes level_attributes, run_attributes;
+  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&level_attributes, solve_level_kernel<G, T>));
+  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&run_attributes, solve_run_kernel<G, T>));
+  // The early start is safe only where the kernels hold the wait: their
+  // code for an architecture below sm_90 (a PTX JIT-compiled on a newer
+  // GPU included) has no griddepcontrol, and a level launched early would
+  // then read x before the previous level wrote it.
+  overlap = overlap && level_attributes.ptxVersion >= 90 && run_attributes.ptxVersion >= 90;
   Capture capture;
   cudaStream_t stream = capture.stream();
   cudaLaunchAttribute programmatic[1] = {};
