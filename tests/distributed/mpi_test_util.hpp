@@ -52,6 +52,34 @@ inline Vector<double> block_of(const RowPartition& part) {
   return Vector<double>(Array<double>(Executor::host(), v));
 }
 
+/// The whole vector value_at(i), i < n, on the host (what every process's
+/// block_of(part) is a part of).
+inline Vector<double> serial_vector(size_type n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (size_type i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = value_at(i);
+  return Vector<double>(Array<double>(Executor::host(), v));
+}
+
+/// The rows [rows.begin(), rows.end()) of a serial matrix as a process's
+/// RowBlock (global columns), on the host.
+inline RowBlock<double> rows_of(const CsrMatrix<double>& A, const RowPartition& rows) {
+  const auto ptr = A.row_ptr().to_vector();
+  const auto col = A.col_idx().to_vector();
+  const auto val = A.values().to_vector();
+  std::vector<offset_type> p{0};
+  std::vector<global_index> c;
+  std::vector<double> v;
+  for (global_index i = rows.begin(); i < rows.end(); ++i) {
+    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
+      c.push_back(col[k]);
+      v.push_back(val[k]);
+    }
+    p.push_back(static_cast<offset_type>(c.size()));
+  }
+  const Executor host = Executor::host();
+  return {Array<offset_type>(host, p), Array<global_index>(host, c), Array<double>(host, v)};
+}
+
 /// Uneven blocks: process r owns a share growing with r, so process 0 owns
 /// none when there are several (a process with no rows).
 inline RowPartition uneven(const Communicator& comm, size_type global_rows) {

@@ -31,12 +31,7 @@ using test::rank_device;
 using test::uneven;
 using test::value_at;
 using test::world;
-
-Vector<double> serial_vector(size_type n) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (size_type i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = value_at(i);
-  return Vector<double>(Array<double>(Executor::host(), v));
-}
+using test::serial_vector;
 
 DistributedVector<double> distributed_vector(const RowPartition& partition) {
   return DistributedVector<double>(partition, test::block_of(partition));

@@ -263,6 +263,25 @@ TEST(DistributedAmg, AgglomerationMovesSmallLevelsOntoOneProcess) {
   EXPECT_LE(info.iterations, 30);
 }
 
+/// A device run against the host's: converged to the true residual, the
+/// iterations within `iterations`, the same number of levels, level 1's
+/// rows equal and every coarse level's nonzeros within 5% (the device's
+/// contracted multiply-adds may break strength ties differently).
+void expect_device_like_host(const Outcome& on_device, const Outcome& on_host, int iterations) {
+  EXPECT_TRUE(on_device.info.converged()) << to_string(on_device.info.status);
+  EXPECT_LE(on_device.true_relative_residual, 1e-8);
+  EXPECT_NEAR(double(on_device.info.iterations), double(on_host.info.iterations),
+              double(iterations));
+  ASSERT_EQ(on_device.summary.levels.size(), on_host.summary.levels.size());
+  ASSERT_GE(on_host.summary.levels.size(), 2u);
+  EXPECT_EQ(on_device.summary.levels[1].rows, on_host.summary.levels[1].rows);
+  for (std::size_t l = 1; l < on_host.summary.levels.size(); ++l) {
+    const double host_nnz = double(on_host.summary.levels[l].nnz);
+    EXPECT_NEAR(double(on_device.summary.levels[l].nnz), host_nnz, 0.05 * host_nnz)
+        << "level " << l;
+  }
+}
+
 /// The device builds about the hierarchy the host builds and the K-cycle
 /// FCG converges as fast, with the halo and the rows of P and A P moved
 /// from device memory. Not bit for bit: the device's sparse products
@@ -283,15 +302,9 @@ TEST(DistributedDevice, AggregationAmgMatchesTheHostRun) {
                                   reduction, block_of(part).to(exec), kcycle());
   };
   const Outcome on_host = run(host), on_device = run(dev);
-  EXPECT_TRUE(on_device.info.converged()) << to_string(on_device.info.status);
-  EXPECT_LE(on_device.true_relative_residual, 1e-8);
-  EXPECT_NEAR(double(on_device.info.iterations), double(on_host.info.iterations), 2.0);
-  ASSERT_EQ(on_device.summary.levels.size(), on_host.summary.levels.size());
-  EXPECT_EQ(on_device.summary.levels[1].nnz, on_host.summary.levels[1].nnz);
-  for (std::size_t l = 2; l < on_host.summary.levels.size(); ++l) {
-    const double host_nnz = double(on_host.summary.levels[l].nnz);
-    EXPECT_NEAR(double(on_device.summary.levels[l].nnz), host_nnz, 0.05 * host_nnz)
-        << "level " << l;
+  expect_device_like_host(on_device, on_host, 2);
+  if (on_host.summary.levels.size() > 1) {
+    EXPECT_EQ(on_device.summary.levels[1].nnz, on_host.summary.levels[1].nnz);
   }
 }
 
@@ -332,16 +345,7 @@ TEST(DistributedDevice, ClassicalAmgMatchesTheHostRun) {
       return o;
     };
     const Outcome on_host = run(host), on_device = run(dev);
-    EXPECT_TRUE(on_device.info.converged()) << to_string(on_device.info.status);
-    EXPECT_LE(on_device.true_relative_residual, 1e-8);
-    EXPECT_NEAR(double(on_device.info.iterations), double(on_host.info.iterations), 1.0);
-    ASSERT_EQ(on_device.summary.levels.size(), on_host.summary.levels.size());
-    EXPECT_EQ(on_device.summary.levels[1].rows, on_host.summary.levels[1].rows);
-    for (std::size_t l = 1; l < on_host.summary.levels.size(); ++l) {
-      const double host_nnz = double(on_host.summary.levels[l].nnz);
-      EXPECT_NEAR(double(on_device.summary.levels[l].nnz), host_nnz, 0.05 * host_nnz)
-          << "level " << l;
-    }
+    expect_device_like_host(on_device, on_host, 1);
   }
 }
 

@@ -32,12 +32,8 @@ using test::rank_device;
 using test::uneven;
 using test::value_at;
 using test::world;
-
-Vector<double> serial_vector(size_type n) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (size_type i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = value_at(i);
-  return Vector<double>(Array<double>(Executor::host(), v));
-}
+using test::rows_of;
+using test::serial_vector;
 
 /// This process's block of the vector value_at(i) (shifted by `shift`, so
 /// that x and z differ).
@@ -52,25 +48,6 @@ RowPartition unknowns(const RowPartition& nodes, int b) {
   std::vector<global_index> offsets = nodes.offsets();
   for (global_index& o : offsets) o *= b;
   return RowPartition(nodes.communicator(), offsets);
-}
-
-/// Rows [part.begin(), part.end()) of a serial matrix, with global columns.
-RowBlock<double> rows_of(const CsrMatrix<double>& A, const RowPartition& part) {
-  const auto ptr = A.row_ptr().to_vector();
-  const auto col = A.col_idx().to_vector();
-  const auto val = A.values().to_vector();
-  std::vector<offset_type> p{0};
-  std::vector<global_index> c;
-  std::vector<double> v;
-  for (global_index i = part.begin(); i < part.end(); ++i) {
-    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-      c.push_back(col[k]);
-      v.push_back(val[k]);
-    }
-    p.push_back(static_cast<offset_type>(c.size()));
-  }
-  const Executor host = Executor::host();
-  return {Array<offset_type>(host, p), Array<global_index>(host, c), Array<double>(host, v)};
 }
 
 /// Off-diagonal blocks over all processes: with several processes the

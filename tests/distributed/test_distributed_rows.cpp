@@ -25,25 +25,7 @@ using test::Entries;
 using test::entries_of;
 using test::gathered;
 using test::world;
-
-/// The rows [begin, end) of a serial matrix as a process's RowBlock.
-RowBlock<double> rows_of(const CsrMatrix<double>& A, const RowPartition& rows) {
-  const auto ptr = A.row_ptr().to_vector();
-  const auto col = A.col_idx().to_vector();
-  const auto val = A.values().to_vector();
-  std::vector<offset_type> p{0};
-  std::vector<global_index> c;
-  std::vector<double> v;
-  for (global_index i = rows.begin(); i < rows.end(); ++i) {
-    for (offset_type k = ptr[i]; k < ptr[i + 1]; ++k) {
-      c.push_back(col[k]);
-      v.push_back(val[k]);
-    }
-    p.push_back(static_cast<offset_type>(c.size()));
-  }
-  const Executor host = Executor::host();
-  return {Array<offset_type>(host, p), Array<global_index>(host, c), Array<double>(host, v)};
-}
+using test::rows_of;
 
 void expect_same(const Entries& got, const Entries& want, double scale = 1.0) {
   ASSERT_EQ(got.size(), want.size());
