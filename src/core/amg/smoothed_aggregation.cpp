@@ -790,26 +790,24 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     }
     if (const auto* csr = dynamic_cast<const CsrOperator<T>*>(&A)) {
       // The one process's block of a distributed operator is scalar CSR
-      // with whole nodes, as the distributed path takes it (and converts).
-      if (level == 0 && params_.block_size > 1 && as_distributed_) {
-        const size_type rows = csr->matrix().rows();
-        if (rows % params_.block_size != 0) {
-          throw invalid_argument("smoothed aggregation: block_size " +
-                                 std::to_string(params_.block_size) + " does not divide the " +
-                                 std::to_string(rows) +
+      // with whole nodes, as the distributed path takes it (and converts);
+      // any other CSR level 0 with a block size must come as BSR.
+      int b = 1;
+      if (level == 0 && params_.block_size > 1) {
+        if (!as_distributed_) {
+          throw invalid_argument(
+              "smoothed aggregation: SmoothedAggregationParams.block_size is " +
+              std::to_string(params_.block_size) + " but the operator is CSR; convert it with " +
+              "to_bsr(A, " + std::to_string(params_.block_size) + ") first");
+        }
+        b = params_.block_size;
+        if (csr->matrix().rows() % b != 0) {
+          throw invalid_argument("smoothed aggregation: block_size " + std::to_string(b) +
+                                 " does not divide the " + std::to_string(csr->matrix().rows()) +
                                  " rows of the operator (one process); expected whole nodes");
         }
-        state.converted =
-            std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), params_.block_size));
-        return *state.converted;
       }
-      if (level == 0 && params_.block_size > 1) {
-        throw invalid_argument("smoothed aggregation: SmoothedAggregationParams.block_size is " +
-                               std::to_string(params_.block_size) +
-                               " but the operator is CSR; convert it with to_bsr(A, " +
-                               std::to_string(params_.block_size) + ") first");
-      }
-      state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), 1));
+      state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), b));
       return *state.converted;
     }
     throw invalid_argument("smoothed aggregation: level " + std::to_string(level) + " is a " +

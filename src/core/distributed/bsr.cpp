@@ -214,20 +214,7 @@ void DistributedBsrMatrix<T>::apply(T alpha, const Vector<T>& x, T beta, const V
 template <class T>
 void spmv(const DistributedBsrMatrix<T>& A, const DistributedVector<T>& x,
           DistributedVector<T>& y) {
-  if (x.partition() != A.col_partition()) {
-    throw invalid_argument("spmv: x is not split like A's columns (x has " +
-                           std::to_string(x.partition().local_size()) + " of " +
-                           std::to_string(x.partition().global_size()) + " rows here, A " +
-                           std::to_string(A.local_cols()) + " of " +
-                           std::to_string(A.global_cols()) + " columns)");
-  }
-  if (y.partition() != A.row_partition()) {
-    throw invalid_argument(
-        "spmv: y is not split like A's rows (y has " + std::to_string(y.partition().local_size()) +
-        " of " + std::to_string(y.partition().global_size()) + " rows here, A " +
-        std::to_string(A.local_rows()) + " of " + std::to_string(A.global_rows()) + ")");
-  }
-  A.apply(T{1}, x.local(), T{0}, y.local(), y.local());
+  detail::spmv_on_distributed_vectors(A, x, y);
 }
 
 template <class T>

@@ -4,12 +4,35 @@
 // posted, and the diagonal block's product run while the halo is in flight.
 
 #include <string>
+#include <type_traits>
 
 #include "strata/core/error.hpp"
 #include "strata/distributed/halo.hpp"
 #include "strata/matrix/vector.hpp"
 
 namespace strata::detail {
+
+/// spmv(A, x, y) on distributed vectors: x split like A's columns and y
+/// like its rows (invalid_argument naming the split otherwise), then
+/// y = A x. For DistributedCsrMatrix and DistributedBsrMatrix alike.
+template <class Matrix, class V>
+void spmv_on_distributed_vectors(const Matrix& A, const V& x, V& y) {
+  if (x.partition() != A.col_partition()) {
+    throw invalid_argument("spmv: x is not split like A's columns (x has " +
+                           std::to_string(x.partition().local_size()) + " of " +
+                           std::to_string(x.partition().global_size()) + " rows here, A " +
+                           std::to_string(A.local_cols()) + " of " +
+                           std::to_string(A.global_cols()) + " columns)");
+  }
+  if (y.partition() != A.row_partition()) {
+    throw invalid_argument(
+        "spmv: y is not split like A's rows (y has " + std::to_string(y.partition().local_size()) +
+        " of " + std::to_string(y.partition().global_size()) + " rows here, A " +
+        std::to_string(A.local_rows()) + " of " + std::to_string(A.global_rows()) + ")");
+  }
+  using T = typename std::decay_t<decltype(y.local())>::value_type;
+  A.apply(T{1}, x.local(), T{0}, y.local(), y.local());
+}
 
 /// The checks of y = alpha A x + beta z on a process's block of A (rows x
 /// cols, scalar sizes, on `exec`), with `who` naming the caller. Every

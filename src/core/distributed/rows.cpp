@@ -428,8 +428,10 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   // This process's part of its own rows of M^T, and the transposed rows of
   // the off-diagonal block, which belong to the owners of its columns.
   const CsrMatrix<T> D = strata::transpose(M.diag());
-  const CsrMatrix<T> O = strata::transpose(M.offd());
-  const RowBlock<T> outgoing{O.row_ptr().clone(), widen(O.col_idx()), O.values().clone()};
+  CsrMatrix<T> O = strata::transpose(M.offd());
+  // O serves only to send: its values move into the message (the braced
+  // list evaluates left to right, so its columns are read first).
+  const RowBlock<T> outgoing{O.row_ptr().clone(), widen(O.col_idx()), std::move(O.values())};
   const RowBlock<T> received =
       exchange_rows(plan, plan.receives(), outgoing, plan.sends(), plan.send_count());
   if (received.nnz() == 0) {
