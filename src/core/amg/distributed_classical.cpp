@@ -266,16 +266,20 @@ ExtendedPoints extended_points(const std::vector<global_index>& ghosts,
 template <class T>
 std::shared_ptr<const HaloPlan> extended_problem(const DistributedCsrMatrix<T>& A,
                                                  const CsrMatrix<T>& L, const ClassicalParams& p,
-                                                 RefreshData<T>& data) {
+                                                 RefreshData<T>& data, StageTimes* parts) {
   const Executor& exec = A.executor();
   const size_type n = L.rows();
   const global_index begin = A.row_partition().begin(), end = A.row_partition().end();
   const size_type ghosts = A.column_map().size();
+  std::optional<PartTimer> part(std::in_place, parts, exec, "extended problem: ghost rows");
   const RowBlock<T> fetched = fetch_ghost_rows(A, A.halo_plan());
+  part.emplace(parts, exec, "extended problem: points");
   const std::vector<global_index> ghost_ids = A.column_map().to_vector();
   const ExtendedPoints x = extended_points(ghost_ids, fetched.cols.to_vector(), begin, end);
   const auto count = static_cast<size_type>(x.ids.size());
+  part.emplace(parts, exec, "extended problem: halo plan");
   auto plan = std::make_shared<const HaloPlan>(A.row_partition(), x.ids, exec);
+  part.emplace(parts, exec, "extended problem: rows and strength");
 
   const Array<global_index> point_ids(exec, x.ids);
   data.source = Array<index_type>(exec, x.source);
@@ -415,13 +419,17 @@ DistributedCsrMatrix<T> interpolation(const DistributedCsrMatrix<T>& A, const Cs
                                       const ClassicalParams& p, StageTimes* parts,
                                       RefreshData<T>& data) {
   const size_type n = L.rows();
-  const auto plan = extended_problem(A, L, p, data);
+  const Executor& exec = A.executor();
+  const auto plan = extended_problem(A, L, p, data, parts);
+  std::optional<PartTimer> part(std::in_place, parts, exec, "interpolation: roles");
   const Vector<global_index> extended_id =
       extended_coarse_ids(plan, owned_coarse_ids(cf, cmap, coarse.begin()));
   one_stage_roles(data.stage, p.interpolation, n, cf, cmap, owned_coarse, coarse, extended_id,
                   data.table);
+  part.reset();
   data.P =
       build(data.stage, data.E, data.strong, p.max_elements_per_row, p.truncation_factor, parts);
+  part.emplace(parts, exec, "interpolation: distributed P");
   return DistributedCsrMatrix<T>(A.row_partition(), coarse, row_block(data.P, 0, n, data.table));
 }
 
@@ -575,7 +583,7 @@ AggressiveResult<T> aggressive_level(const DistributedCsrMatrix<T>& A, const Csr
   {  // strength of the second pass (and E, which it is computed on)
     StageTimer t(exec, times, "strength");
     PartTimer part(p.profile_stages, exec, times, "strength: second pass");
-    plan = extended_problem(A, L, p, data);
+    plan = extended_problem(A, L, p, data, parts);
     const Vector<global_index> extended_id =
         extended_coarse_ids(plan, owned_coarse_ids(cf, cmap, coarse.begin()));
     below = one_stage_roles(s1, p.aggressive_interpolation, n, cf, cmap, owned_coarse, coarse,

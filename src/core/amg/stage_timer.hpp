@@ -38,6 +38,10 @@ class PartTimer {
   PartTimer(bool enabled, const Executor& exec, StageTimes& times, const char* part) {
     if (enabled) timer_.emplace(exec, times, part);
   }
+  /// Enabled when `times` is given (the stages' optional `parts`).
+  PartTimer(StageTimes* times, const Executor& exec, const char* part) {
+    if (times != nullptr) timer_.emplace(exec, *times, part);
+  }
 
  private:
   std::optional<StageTimer> timer_;
