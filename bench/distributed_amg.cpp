@@ -67,6 +67,9 @@ struct Options {
   bool serial = false;
   /// Print the setup's stage times (and classical AMG's parts of them).
   bool profile = false;
+  /// Time each level's part of the cycles (a device synchronisation per
+  /// level visit, so the solve times of such a run read higher).
+  bool profile_levels = false;
   /// Time the parts of the first level's Galerkin product and transpose
   /// (classical P), against the serial kernels on one process.
   bool galerkin_parts = false;
@@ -77,7 +80,8 @@ struct Options {
   std::fprintf(stderr,
                "strata_bench_distributed: %s\nusage: strata_bench_distributed [--weak N | "
                "--strong N] [--config aggregation|classical]... [--repeat R] [--host] "
-               "[--serial] [--profile] [--galerkin-parts] [--agglomeration-rows N]\n",
+               "[--serial] [--profile] [--profile-levels] [--galerkin-parts] "
+               "[--agglomeration-rows N]\n",
                why.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
@@ -116,6 +120,8 @@ Options parse(int argc, char** argv) {
       o.serial = true;
     } else if (a == "--profile") {
       o.profile = true;
+    } else if (a == "--profile-levels") {
+      o.profile_levels = true;
     } else if (a == "--galerkin-parts") {
       o.galerkin_parts = true;
     } else if (a == "--agglomeration-rows") {
@@ -161,12 +167,14 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
     h.cycle = amg::CycleType::K;
     h.smoother = JacobiParams{.estimate_omega = true};
     h.agglomeration_rows = o.agglomeration_rows;
+    h.profile_levels = o.profile_levels;
     return {name, [] { return amg::make_aggregation_coarsening<double>({.dimension = 3}); }, h,
             KrylovMethod{Fcg{.params = k}}};
   }
   amg::HierarchyParams h;
   h.smoother = amg::default_smoother(exec);  // l1-Jacobi on a GPU, hybrid Gauss-Seidel on the host
   h.agglomeration_rows = o.agglomeration_rows;
+  h.profile_levels = o.profile_levels;
   const bool profile = o.profile;
   return {name,
           [profile] {
@@ -185,6 +193,7 @@ struct Row {
   bool converged = false;
   double relative_residual = 0;
   amg::StageTimes stages;  // of the last setup
+  std::vector<amg::LevelSummary> levels_summary;  // of the last setup, after the solves
 };
 
 /// Setups and solves of `config` on the operator A (serial or distributed).
@@ -215,6 +224,7 @@ Row run(const Communicator& comm, const Config& config,
     row.iterations = info.iterations;
     row.converged = info.converged();
   }
+  row.levels_summary = H->summary().levels;
   A->residual(b, x, r);
   row.relative_residual = reduction->norm2(r) / reduction->norm2(b);
   return row;
@@ -305,6 +315,13 @@ int main(int argc, char** argv) {
           std::printf("#   %s %s setup stages:", name.c_str(), path);
           for (const auto& [stage, seconds] : row.stages) {
             std::printf(" %s %.4f,", stage.c_str(), seconds);
+          }
+          std::printf("\n");
+        }
+        if (o.profile_levels) {
+          std::printf("#   %s %s solve by level (global rows, seconds over the 3 solves, this level alone):", name.c_str(), path);
+          for (const amg::LevelSummary& l : row.levels_summary) {
+            std::printf(" %lld %.4f,", (long long)l.rows, l.solve_seconds);
           }
           std::printf("\n");
         }

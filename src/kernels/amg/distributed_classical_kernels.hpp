@@ -86,6 +86,22 @@ template <class Exec>
 void coarse_ids(const Exec& exec, size_type n, const std::int32_t* cf, const index_type* cmap,
                 std::int64_t coarse_begin, std::int64_t* out);
 
+/// The candidates for the extended points, ghosts + fetched entries of
+/// them: out[k] = ghost_ids[k] for k < ghosts, then each fetched column,
+/// an owned one (row_begin <= g < row_end) replaced by ghost_ids[0] so that
+/// a later sort and unique drops it (there is a fetched column only when
+/// there are ghosts).
+template <class Exec>
+void extended_candidates(const Exec& exec, size_type ghosts, const std::int64_t* ghost_ids,
+                         size_type fetched, const std::int64_t* fetched_cols,
+                         std::int64_t row_begin, std::int64_t row_end, std::int64_t* out);
+
+/// source[position[k]] = k for k < ghosts: each extended point that is a
+/// ghost gets the ghost row holding its row (the others keep -1).
+template <class Exec>
+void ghost_sources(const Exec& exec, size_type ghosts, const index_type* position,
+                   index_type* source);
+
 /// The local column of each global id: g - row_begin when g is owned
 /// (row_begin <= g < row_end), else n + (position of g in the sorted,
 /// distinct ids[0..count)), where every non-owned id must appear.

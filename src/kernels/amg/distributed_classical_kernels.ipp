@@ -184,6 +184,27 @@ void coarse_ids(const Exec& exec, size_type n, const std::int32_t* cf, const ind
 }
 
 template <class Exec>
+void extended_candidates(const Exec& exec, size_type ghosts, const std::int64_t* ghost_ids,
+                         size_type fetched, const std::int64_t* fetched_cols,
+                         std::int64_t row_begin, std::int64_t row_end, std::int64_t* out) {
+  parallel_for(exec, ghosts + fetched, [=] STRATA_HD(size_type k) {
+    if (k < ghosts) {
+      out[k] = ghost_ids[k];
+    } else {
+      const std::int64_t g = fetched_cols[k - ghosts];
+      out[k] = g >= row_begin && g < row_end ? ghost_ids[0] : g;
+    }
+  });
+}
+
+template <class Exec>
+void ghost_sources(const Exec& exec, size_type ghosts, const index_type* position,
+                   index_type* source) {
+  parallel_for(exec, ghosts,
+               [=] STRATA_HD(size_type k) { source[position[k]] = static_cast<index_type>(k); });
+}
+
+template <class Exec>
 void localize(const Exec& exec, size_type m, const std::int64_t* global, std::int64_t row_begin,
               std::int64_t row_end, const std::int64_t* ids, size_type count, index_type* out) {
   const auto n = static_cast<index_type>(row_end - row_begin);
