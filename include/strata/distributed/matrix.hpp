@@ -167,6 +167,12 @@ class DistributedCsrMatrix {
   /// Scratch of apply(); one product at a time per matrix.
   std::unique_ptr<HaloExchange<T>> exchange_;
   size_type global_nnz_ = 0;
+  /// The rows of offd_ with entries (ascending): apply() multiplies only
+  /// these, the process boundary's rows on a fine level. offd_'s values may
+  /// change (offd_values()), its pattern never does.
+  Array<index_type> offd_rows_;
+
+  void list_offd_rows();
 };
 
 /// y = A x on the distributed vectors (collective); their partitions must

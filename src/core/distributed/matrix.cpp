@@ -152,6 +152,7 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
   plan_ = std::make_shared<const HaloPlan>(cols_, column_map_.to_vector(), exec);
   exchange_ = std::make_unique<HaloExchange<T>>(plan_, exec);
   global_nnz_ = detail::sum_over_processes(comm, local_nnz());
+  list_offd_rows();
 }
 
 template <class T>
@@ -167,7 +168,24 @@ DistributedCsrMatrix<T>::DistributedCsrMatrix(RowPartition rows, RowPartition co
       column_map_(std::move(column_map)),
       plan_(std::move(plan)),
       exchange_(std::make_unique<HaloExchange<T>>(plan_, diag_.executor())),
-      global_nnz_(global_nnz) {}
+      global_nnz_(global_nnz) {
+  list_offd_rows();
+}
+
+template <class T>
+void DistributedCsrMatrix<T>::list_offd_rows() {
+  const Executor& exec = offd_.executor();
+  const size_type n = offd_.rows();
+  Array<offset_type> position(exec, n + 1);
+  exec.visit([&](const auto& e) {
+    kernels::distributed::nonempty_row_flags(e, n, offd_.row_ptr().data(), position.data());
+  });
+  const offset_type count = exclusive_scan(position, position);
+  offd_rows_ = Array<index_type>(exec, count);
+  exec.visit([&](const auto& e) {
+    kernels::distributed::list_flagged_rows(e, n, position.data(), offd_rows_.data());
+  });
+}
 
 template <class T>
 DistributedCsrMatrix<T>::DistributedCsrMatrix(DistributedCsrMatrix&&) noexcept = default;
@@ -197,7 +215,13 @@ void DistributedCsrMatrix<T>::apply(T alpha, const Vector<T>& x, T beta, const V
   detail::overlapped_product(
       *plan_, *exchange_, x, [&] { spmv(alpha, diag_, x, beta, z, y); },
       [&](const Vector<T>& ghosts) {
-        if (offd_.nnz() > 0) spmv(alpha, offd_, ghosts, T{1}, y, y);
+        if (offd_rows_.size() == 0) return;
+        executor().visit([&](const auto& e) {
+          kernels::distributed::spmv_listed_rows(e, offd_rows_.size(), offd_rows_.data(),
+                                                 offd_.row_ptr().data(), offd_.col_idx().data(),
+                                                 offd_.values().data(), alpha, ghosts.data(),
+                                                 y.data());
+        });
       });
 }
 

@@ -149,6 +149,27 @@ template <class Exec>
 void row_lengths_of(const Exec& exec, size_type rows, const offset_type* ptr,
                     offset_type* lengths);
 
+/// flags[i] = 1 when row i of ptr has entries, else 0, for i < rows;
+/// flags[rows] = 0 (scanned, the positions of the non-empty rows).
+template <class Exec>
+void nonempty_row_flags(const Exec& exec, size_type rows, const offset_type* ptr,
+                        offset_type* flags);
+
+/// out[position[i]] = i for every row i with position[i + 1] > position[i]
+/// (position: the scanned nonempty_row_flags).
+template <class Exec>
+void list_flagged_rows(const Exec& exec, size_type rows, const offset_type* position,
+                       index_type* out);
+
+/// y[rows[k]] = alpha (row rows[k] of the CSR block) x + y[rows[k]] for
+/// k < count: the off-diagonal block's product on its non-empty rows only,
+/// which on a fine level are the few along the process boundaries (the
+/// whole-block product read every row pointer and every y twice).
+template <class Exec, class T>
+void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
+                      const offset_type* ptr, const index_type* cols, const T* values, T alpha,
+                      const T* x, T* y);
+
 /// Global column ids into a compact local numbering: an owned id (in
 /// [own_begin, own_begin + own_count)) as id - own_begin, another as
 /// own_count + its position in the sorted, distinct foreign[0..foreign_size).

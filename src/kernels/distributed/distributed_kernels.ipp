@@ -162,6 +162,34 @@ void row_lengths_of(const Exec& exec, size_type rows, const offset_type* ptr,
 }
 
 template <class Exec>
+void nonempty_row_flags(const Exec& exec, size_type rows, const offset_type* ptr,
+                        offset_type* flags) {
+  parallel_for(exec, rows + 1, [=] STRATA_HD(size_type i) {
+    flags[i] = i < rows && ptr[i + 1] > ptr[i] ? 1 : 0;
+  });
+}
+
+template <class Exec>
+void list_flagged_rows(const Exec& exec, size_type rows, const offset_type* position,
+                       index_type* out) {
+  parallel_for(exec, rows, [=] STRATA_HD(size_type i) {
+    if (position[i + 1] > position[i]) out[position[i]] = static_cast<index_type>(i);
+  });
+}
+
+template <class Exec, class T>
+void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
+                      const offset_type* ptr, const index_type* cols, const T* values, T alpha,
+                      const T* x, T* y) {
+  parallel_for(exec, count, [=] STRATA_HD(size_type k) {
+    const index_type i = rows[k];
+    T sum{0};
+    for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * x[cols[e]];
+    y[i] = alpha * sum + y[i];
+  });
+}
+
+template <class Exec>
 void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids, std::int64_t own_begin,
                      std::int64_t own_count, const std::int64_t* foreign, size_type foreign_size,
                      index_type* out) {
