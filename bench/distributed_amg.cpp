@@ -1,6 +1,7 @@
 // Distributed AMG benchmark (issues 17 and 19): AMG-preconditioned Krylov
-// solves of the 7-point Laplacian over MPI processes, one GPU per process
-// (process r takes GPU r mod the GPUs it sees) or the host.
+// solves of the 7-point Laplacian (and, with --config elasticity, of 3D
+// linear elasticity) over MPI processes, one GPU per process (process r
+// takes GPU r mod the GPUs it sees) or the host.
 //
 //   mpirun -np P strata_bench_distributed [--weak N | --strong N] [--config NAME]...
 //                                         [--repeat R] [--host] [--serial]
@@ -12,7 +13,14 @@
 //   --config     aggregation (K-cycle FCG, the aggregation paper's method)
 //                and/or classical (PMIS + ext+i V-cycle PCG with the
 //                library's default smoother: l1-Jacobi on a GPU, hybrid
-//                Gauss-Seidel on the host, as hypre's defaults); default both
+//                Gauss-Seidel on the host, as hypre's defaults); default both.
+//                elasticity (only when named): blocked smoothed aggregation
+//                (block size 3, the six rigid-body modes, Chebyshev, PCG)
+//                on gallery elasticity3d generated process by process; for
+//                it --weak N is N^3 elements per process (the box
+//                N x N x (N P)) and --strong N the N^3 cube (N = 64 on a GPU,
+//                16 on the host by default), and rows count scalar unknowns
+//                (3 per node) like the other configs
 //   --serial     also solve the same problem with the serial hierarchy on
 //                one process (P = 1 only): the cost of the distributed code
 //                path on one process ("distributed": the hierarchy takes
@@ -43,14 +51,16 @@
 
 #include "strata/amg/aggregation.hpp"
 #include "strata/amg/classical.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
 #include "strata/distributed/gallery.hpp"
 #include "strata/distributed/mpi.hpp"
 #include "strata/distributed/operator.hpp"
 #include "strata/distributed/reduction.hpp"
 #include "strata/distributed/rows.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "strata/matrix/bsr.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
-#include "strata/gallery/gallery.hpp"
 #include "strata/solver/krylov.hpp"
 
 namespace {
@@ -79,8 +89,8 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "strata_bench_distributed: %s\nusage: strata_bench_distributed [--weak N | "
-               "--strong N] [--config aggregation|classical]... [--repeat R] [--host] "
-               "[--serial] [--profile] [--profile-levels] [--galerkin-parts] "
+               "--strong N] [--config aggregation|classical|elasticity]... [--repeat R] "
+               "[--host] [--serial] [--profile] [--profile-levels] [--galerkin-parts] "
                "[--agglomeration-rows N]\n",
                why.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
@@ -108,8 +118,8 @@ Options parse(int argc, char** argv) {
       o.n = positive(value());
     } else if (a == "--config") {
       const std::string c = value();
-      if (c != "aggregation" && c != "classical") {
-        usage("--config " + c + ": expected aggregation or classical");
+      if (c != "aggregation" && c != "classical" && c != "elasticity") {
+        usage("--config " + c + ": expected aggregation, classical or elasticity");
       }
       o.configs.push_back(c);
     } else if (a == "--repeat") {
@@ -151,9 +161,15 @@ double timed(const Communicator& comm, const Executor& exec, F&& f) {
   return seconds_since(t0);
 }
 
+/// A near-null space (the process's rows of each vector): empty for the
+/// coarsenings that make their own.
+using NearNull = std::vector<Vector<double>>;
+
 struct Config {
   std::string name;
-  std::function<std::unique_ptr<amg::Coarsening<double>>()> coarsening;
+  /// A fresh coarsening for each setup, given the operator's near-null
+  /// space (copied: a coarsening keeps the vectors it is given).
+  std::function<std::unique_ptr<amg::Coarsening<double>>(const NearNull&)> coarsening;
   amg::HierarchyParams params;
   KrylovMethod method;
 };
@@ -168,8 +184,26 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
     h.smoother = JacobiParams{.estimate_omega = true};
     h.agglomeration_rows = o.agglomeration_rows;
     h.profile_levels = o.profile_levels;
-    return {name, [] { return amg::make_aggregation_coarsening<double>({.dimension = 3}); }, h,
-            KrylovMethod{Fcg{.params = k}}};
+    return {
+        name,
+        [](const NearNull&) { return amg::make_aggregation_coarsening<double>({.dimension = 3}); },
+        h, KrylovMethod{Fcg{.params = k}}};
+  }
+  if (name == "elasticity") {
+    // GAMG's recipe (the blocked SA paper): Chebyshev smoothing, the
+    // rigid-body modes as B.
+    amg::HierarchyParams h;
+    h.smoother = ChebyshevParams{};
+    h.agglomeration_rows = o.agglomeration_rows;
+    h.profile_levels = o.profile_levels;
+    return {name,
+            [](const NearNull& B) {
+              NearNull copy;
+              for (const Vector<double>& v : B) copy.push_back(v.clone());
+              return amg::make_smoothed_aggregation_coarsening<double>({.block_size = 3},
+                                                                       std::move(copy));
+            },
+            h, KrylovMethod{Cg{.params = k}}};
   }
   amg::HierarchyParams h;
   h.smoother = amg::default_smoother(exec);  // l1-Jacobi on a GPU, hybrid Gauss-Seidel on the host
@@ -177,13 +211,12 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
   h.profile_levels = o.profile_levels;
   const bool profile = o.profile;
   return {name,
-          [profile] {
+          [profile](const NearNull&) {
             amg::ClassicalParams c;
             c.profile_stages = profile;
             return amg::make_classical_coarsening<double>(c);
           },
-          h,
-          KrylovMethod{Cg{.params = k}}};
+          h, KrylovMethod{Cg{.params = k}}};
 }
 
 struct Row {
@@ -196,9 +229,10 @@ struct Row {
   std::vector<amg::LevelSummary> levels_summary;  // of the last setup, after the solves
 };
 
-/// Setups and solves of `config` on the operator A (serial or distributed).
+/// Setups and solves of `config` on the operator A (serial or distributed)
+/// with its near-null space B.
 Row run(const Communicator& comm, const Config& config,
-        std::shared_ptr<const LevelOperator<double>> A,
+        std::shared_ptr<const LevelOperator<double>> A, const NearNull& B,
         std::shared_ptr<const Reduction<double>> reduction, int repeat) {
   const Executor& exec = A->executor();
   Row row;
@@ -206,7 +240,7 @@ Row run(const Communicator& comm, const Config& config,
   for (int rep = 0; rep <= repeat; ++rep) {
     H.reset();
     const double t = timed(comm, exec, [&] {
-      H = std::make_unique<amg::Hierarchy<double>>(A, config.coarsening(), config.params,
+      H = std::make_unique<amg::Hierarchy<double>>(A, config.coarsening(B), config.params,
                                                    reduction);
     });
     if (rep > 0) row.setup = std::min(row.setup, t);
@@ -272,6 +306,71 @@ void galerkin_parts(const Communicator& comm, const DistributedOperator<double>&
   }
 }
 
+/// A problem the configurations solve, made once for all that use it.
+struct Problem {
+  /// Rows (scalar unknowns) over all processes.
+  size_type rows = 0;
+  std::shared_ptr<const DistributedOperator<double>> A;
+  /// This process's rows of the near-null space (empty: the coarsening's own).
+  NearNull near_null;
+  /// The same problem whole on this process, with its near-null space
+  /// (--serial, one process).
+  std::function<std::pair<std::shared_ptr<const LevelOperator<double>>, NearNull>()> serial;
+};
+
+/// The 7-point Laplacian on N x N x (N P) (weak) or N^3 (strong), split evenly.
+Problem laplacian(const Communicator& comm, const Executor& exec, const Options& o) {
+  const int P = comm.size();
+  const size_type n = o.n > 0 ? o.n : (o.host ? 48 : 256);
+  const size_type nx = n, ny = n, nz = o.weak ? n * P : n;
+  Problem problem;
+  problem.rows = nx * ny * nz;
+  problem.A = std::make_shared<const DistributedOperator<double>>(
+      gallery::poisson3d(RowPartition::uniform(comm, problem.rows), exec, nx, ny, nz));
+  problem.serial = [=] {
+    return std::make_pair(
+        std::shared_ptr<const LevelOperator<double>>(
+            std::make_shared<const CsrOperator<double>>(gallery::poisson3d(exec, nx, ny, nz))),
+        NearNull{});
+  };
+  if (comm.rank() == 0) {
+    std::printf("# 7-point Laplacian %lld x %lld x %lld (%s), %d processes on %s", (long long)nx,
+                (long long)ny, (long long)nz, o.weak ? "weak" : "strong", P, exec.name().c_str());
+  }
+  return problem;
+}
+
+/// Q1 elasticity on N x N x (N P) elements (weak) or N^3 (strong), each
+/// process generating its own nodes' rows and rigid-body modes.
+Problem elasticity(const Communicator& comm, const Executor& exec, const Options& o) {
+  const int P = comm.size();
+  const size_type n = o.n > 0 ? o.n : (o.host ? 16 : 64);
+  const size_type nex = n, ney = n, nez = o.weak ? n * P : n;
+  const size_type rows = 3 * nex * (ney + 1) * (nez + 1);
+  gallery::DistributedElasticityProblem generated =
+      gallery::elasticity3d(RowPartition::uniform_nodes(comm, rows, 3), exec, nex, ney, nez);
+  Problem problem;
+  problem.rows = rows;
+  problem.A = std::make_shared<const DistributedOperator<double>>(std::move(generated.A));
+  problem.near_null = std::move(generated.rigid_body_modes);
+  problem.serial = [=] {
+    gallery::ElasticityProblem whole = gallery::elasticity3d(exec, nex, ney, nez);
+    // Serial SA takes a block problem as BSR (SmoothedAggregationParams).
+    return std::make_pair(
+        std::shared_ptr<const LevelOperator<double>>(std::make_shared<const BsrOperator<double>>(
+            std::make_shared<const BsrMatrix<double>>(to_bsr(whole.A, 3)))),
+        std::move(whole.rigid_body_modes));
+  };
+  if (comm.rank() == 0) {
+    std::printf(
+        "# elasticity3d %lld x %lld x %lld elements, %lld rows (3 per node) (%s), %d "
+        "processes on %s",
+        (long long)nex, (long long)ney, (long long)nez, (long long)rows, o.weak ? "weak" : "strong",
+        P, exec.name().c_str());
+  }
+  return problem;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,23 +386,26 @@ int main(int argc, char** argv) {
       if (!cuda_available()) usage("no CUDA device (give --host for the host)");
       exec = Executor::cuda(comm.rank() % cuda_device_count());
     }
-    const size_type n = o.n > 0 ? o.n : (o.host ? 48 : 256);
-    const size_type nx = n, ny = n, nz = o.weak ? n * P : n;
-    const size_type rows = nx * ny * nz;
-    const RowPartition part = RowPartition::uniform(comm, rows);
-    auto A = std::make_shared<const DistributedOperator<double>>(
-        gallery::poisson3d(part, exec, nx, ny, nz));
     auto reduction = std::make_shared<const DistributedReduction<double>>(comm);
-    if (root) {
-      const std::string why = device_transfer_reason(comm);
-      std::printf("# 7-point Laplacian %lld x %lld x %lld (%s), %d processes on %s, halo: %s%s%s\n",
-                  (long long)nx, (long long)ny, (long long)nz, o.weak ? "weak" : "strong", P,
-                  exec.name().c_str(), A->matrix().halo_transfer(),
-                  why.empty() ? "" : ", because ", why.c_str());
-    }
-    if (o.galerkin_parts) galerkin_parts(comm, *A);
+    // Each problem is made when a configuration first needs it.
+    std::optional<Problem> poisson, elastic;
+    const auto problem_of = [&](const std::string& config) -> const Problem& {
+      std::optional<Problem>& slot = config == "elasticity" ? elastic : poisson;
+      if (!slot) {
+        slot = config == "elasticity" ? elasticity(comm, exec, o) : laplacian(comm, exec, o);
+        if (root) {
+          const std::string why = device_transfer_reason(comm);
+          std::printf(", halo: %s%s%s\n", slot->A->matrix().halo_transfer(),
+                      why.empty() ? "" : ", because ", why.c_str());
+        }
+      }
+      return *slot;
+    };
+    if (o.galerkin_parts) galerkin_parts(comm, *problem_of("classical").A);
     for (const std::string& name : o.configs) {
       const Config config = make_config(name, exec, o);
+      const Problem& problem = problem_of(name);
+      const size_type rows = problem.rows;
       const auto print = [&](const char* path, const Row& row) {
         if (!root) return;
         std::printf(
@@ -329,7 +431,7 @@ int main(int argc, char** argv) {
       };
       Row row;
       try {
-        row = run(comm, config, A, reduction, o.repeat);
+        row = run(comm, config, problem.A, problem.near_null, reduction, o.repeat);
       } catch (const std::exception& e) {
         // Thrown alike on every process (the same settings and sizes).
         if (root)
@@ -343,12 +445,12 @@ int main(int argc, char** argv) {
         // serial_on_one_process); the distributed kernels' own cost there:
         Config kept = config;
         kept.params.serial_on_one_process = false;
-        row = run(comm, kept, A, reduction, o.repeat);
+        row = run(comm, kept, problem.A, problem.near_null, reduction, o.repeat);
         if (!row.converged) status = 3;
         print("dist-kernels", row);
-        auto serial =
-            std::make_shared<const CsrOperator<double>>(gallery::poisson3d(exec, nx, ny, nz));
-        row = run(comm, config, serial, std::make_shared<const Reduction<double>>(), o.repeat);
+        const auto [serial, serial_near_null] = problem.serial();
+        row = run(comm, config, serial, serial_near_null,
+                  std::make_shared<const Reduction<double>>(), o.repeat);
         if (!row.converged) status = 3;
         print("serial", row);
       }

@@ -14,10 +14,10 @@
 //    the scalar form) built with that reduction. A block problem
 //    (elasticity3d, --block-size) is split by whole nodes
 //    (RowPartition::uniform_nodes), as smoothed aggregation needs; its
-//    near-null space (--near-null, --coordinates, or the problem's nodes)
-//    is made whole on rank 0 as the serial program makes it, and each
-//    process gets its rows. What does not run distributed yet
-//    (--null-space) is refused by name.
+//    near-null space (--near-null, --coordinates, or the problem's nodes:
+//    elasticity3d's, made by each process and gathered) is made whole on
+//    rank 0 as the serial program makes it, and each process gets its rows.
+//    What does not run distributed yet (--null-space) is refused by name.
 //  - Errors: every check of the settings is made by every process on the
 //    same settings, so all throw together; a step whose failure depends on
 //    the process (reading a file on rank 0, the GPU a rank gets) runs under
@@ -193,13 +193,30 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     loaded.n = o.n                        ? *o.n
                : o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64)
                                           : default_size(o.problem);
+    Vector<double> coordinates;  // this process's nodes (elasticity3d)
     processes::agree([&] {
-      A = std::make_shared<const DistributedCsrMatrix<double>>(
-          gallery::generate(o.problem, loaded.n, comm, exec));
+      if (o.problem == "elasticity3d") {
+        // Split by whole nodes; each process makes its own nodes too.
+        const size_type nodes = loaded.n * (loaded.n + 1) * (loaded.n + 1);
+        auto e = gallery::elasticity3d(RowPartition::uniform_nodes(comm, 3 * nodes, 3), exec,
+                                       loaded.n, loaded.n, loaded.n);
+        A = std::make_shared<const DistributedCsrMatrix<double>>(std::move(e.A));
+        coordinates = std::move(e.coordinates);
+      } else {
+        A = std::make_shared<const DistributedCsrMatrix<double>>(
+            gallery::generate(o.problem, loaded.n, comm, exec));
+      }
     });
     loaded.rows = A->global_rows();
     whole.name = o.problem;
     whole.source = "gallery";
+    if (o.problem == "elasticity3d") {
+      // What near_null_input finds in the serial problem: its block size and
+      // its nodes, gathered on rank 0 (a node's coordinates are its rows).
+      loaded.block_size = whole.block_size = whole.node_dimension = 3;
+      whole.coordinates =
+          gather_vector(DistributedVector<double>(A->row_partition(), std::move(coordinates)));
+    }
     loaded.facts = inspect(whole, CsrMatrix<double>());
     node_block_size(o, cfg, loaded, node_chosen);  // a block size the generator's split cuts:
                                                    // smoothed aggregation names the node

@@ -243,26 +243,69 @@ CsrMatrix<double> convdiff3d(const Executor& exec, size_type nx, size_type ny, s
       [&](const auto& e) { return kernels::gallery::convdiff3d(e, nx, ny, nz, stencil); });
 }
 
+namespace {
+
+/// What the elasticity generators share once their box and options are
+/// checked: the unknowns, the element stiffness (cubes of side
+/// 1 / per_unit) and per_unit = min(nex, ney, nez).
+struct ElasticityBox {
+  size_type rows;
+  size_type per_unit;
+  kernels::gallery::HexStiffness element;
+};
+
+/// Checks the box and options of `function` (invalid_argument naming the
+/// size, the option or the row count that overflows: a serial matrix's
+/// rows must fit a 32-bit index, a distributed one's, `global`, 64 bits).
+ElasticityBox elasticity_box(const char* function, size_type nex, size_type ney, size_type nez,
+                             const ElasticityOptions& options, bool global) {
+  const std::string prefix = std::string("gallery::") + function + ": ";
+  require_size(function, "nex", nex);
+  require_size(function, "ney", ney);
+  require_size(function, "nez", nez);
+  // So that ney + 1 and nez + 1 below cannot overflow.
+  checked_index(ney, (prefix + "ney").c_str());
+  checked_index(nez, (prefix + "nez").c_str());
+  const size_type rows =
+      row_count(function, "3*nex*(ney+1)*(nez+1)", {3, nex, ney + 1, nez + 1}, global);
+  require_positive(function, "options.youngs_modulus", options.youngs_modulus);
+  const double nu = options.poisson_ratio;
+  if (!(nu > -1.0 && nu < 0.5)) {
+    throw invalid_argument(prefix + "options.poisson_ratio must lie in (-1, 0.5), got " +
+                           number(nu));
+  }
+  const size_type per_unit = std::min({nex, ney, nez});
+  return {rows, per_unit,
+          hex8_stiffness(options.youngs_modulus, nu, 1.0 / static_cast<double>(per_unit))};
+}
+
+/// Coordinates of the free nodes [first_node, first_node + nodes) of the
+/// box, on exec.
+Vector<double> elasticity_coordinates(const Executor& exec, size_type nex, size_type ney,
+                                      size_type per_unit, size_type first_node, size_type nodes) {
+  Vector<double> coordinates(exec, 3 * nodes);
+  double* xyz = coordinates.data();
+  exec.visit([&](const auto& e) {
+    kernels::gallery::elasticity_coordinates(e, nex, ney, per_unit, first_node, nodes, xyz);
+  });
+  return coordinates;
+}
+
+}  // namespace
+
 ElasticityProblem elasticity3d(const Executor& exec, size_type ne,
                                const ElasticityOptions& options) {
   require_size("elasticity3d", "ne", ne);
-  checked_index(ne, "gallery::elasticity3d: ne");  // so that ne + 1 below cannot overflow
-  const size_type rows = row_count("elasticity3d", "3*ne*(ne+1)^2", {3, ne, ne + 1, ne + 1});
-  require_positive("elasticity3d", "options.youngs_modulus", options.youngs_modulus);
-  const double nu = options.poisson_ratio;
-  if (!(nu > -1.0 && nu < 0.5)) {
-    throw invalid_argument(
-        "gallery::elasticity3d: options.poisson_ratio must lie in (-1, 0.5), got " + number(nu));
-  }
-  const kernels::gallery::HexStiffness element =
-      hex8_stiffness(options.youngs_modulus, nu, 1.0 / static_cast<double>(ne));
+  return elasticity3d(exec, ne, ne, ne, options);
+}
 
+ElasticityProblem elasticity3d(const Executor& exec, size_type nex, size_type ney, size_type nez,
+                               const ElasticityOptions& options) {
+  const ElasticityBox box = elasticity_box("elasticity3d", nex, ney, nez, options, false);
   ElasticityProblem problem;
-  problem.A =
-      exec.visit([&](const auto& e) { return kernels::gallery::elasticity3d(e, ne, element); });
-  problem.coordinates = Vector<double>(exec, rows);
-  double* coordinates = problem.coordinates.data();
-  exec.visit([&](const auto& e) { kernels::gallery::elasticity_coordinates(e, ne, coordinates); });
+  problem.A = exec.visit(
+      [&](const auto& e) { return kernels::gallery::elasticity3d(e, nex, ney, nez, box.element); });
+  problem.coordinates = elasticity_coordinates(exec, nex, ney, box.per_unit, 0, box.rows / 3);
   problem.rigid_body_modes = rigid_body_modes(problem.coordinates);
   return problem;
 }
@@ -481,9 +524,48 @@ DistributedCsrMatrix<double> convdiff3d(const RowPartition& partition, const Exe
       partition, convdiff3d_rows(exec, nx, ny, nz, options, partition.begin(), partition.end()));
 }
 
+RowBlock<double> elasticity3d_rows(const Executor& exec, size_type nex, size_type ney,
+                                   size_type nez, const ElasticityOptions& options,
+                                   size_type row_begin, size_type row_end) {
+  const ElasticityBox box = elasticity_box("elasticity3d_rows", nex, ney, nez, options, true);
+  require_range("elasticity3d_rows", box.rows, row_begin, row_end);
+  return row_block(exec.visit([&](const auto& e) {
+    return kernels::gallery::elasticity3d_rows(e, nex, ney, nez, box.element, row_begin,
+                                               row_end - row_begin);
+  }));
+}
+
+DistributedElasticityProblem elasticity3d(const RowPartition& partition, const Executor& exec,
+                                          size_type nex, size_type ney, size_type nez,
+                                          const ElasticityOptions& options) {
+  const ElasticityBox box = elasticity_box("elasticity3d", nex, ney, nez, options, true);
+  require_partition("elasticity3d", partition, box.rows);
+  // The table is the same on every process, so all of them throw alike
+  // (none is left waiting in the matrix's collective construction).
+  for (int r = 0; r < partition.processes(); ++r) {
+    const global_index begin = partition.offset(r), end = partition.offset(r + 1);
+    if (begin % 3 != 0 || end % 3 != 0) {
+      throw invalid_argument(
+          "gallery::elasticity3d: process " + std::to_string(r) + " owns global rows [" +
+          std::to_string(begin) + ", " + std::to_string(end) +
+          "), which splits a node's 3 unknowns between two processes; expected every process "
+          "to own whole nodes (a first row and a row count that are multiples of 3, e.g. "
+          "RowPartition::uniform_nodes(comm, rows, 3))");
+    }
+  }
+  const size_type first_node = partition.begin() / 3, nodes = partition.local_size() / 3;
+  Vector<double> coordinates =
+      elasticity_coordinates(exec, nex, ney, box.per_unit, first_node, nodes);
+  std::vector<Vector<double>> modes = rigid_body_modes(coordinates);
+  return {DistributedCsrMatrix<double>(
+              partition,
+              elasticity3d_rows(exec, nex, ney, nez, options, partition.begin(), partition.end())),
+          std::move(coordinates), std::move(modes)};
+}
+
 bool has_distributed_generator(const std::string& name) {
-  return name == "poisson2d" || name == "poisson3d" || name == "diffusion27" ||
-         name == "aniso2d" || name == "convdiff3d";
+  return name == "poisson2d" || name == "poisson3d" || name == "diffusion27" || name == "aniso2d" ||
+         name == "convdiff3d" || name == "elasticity3d";
 }
 
 DistributedCsrMatrix<double> generate(const std::string& name, size_type n,
@@ -505,9 +587,15 @@ DistributedCsrMatrix<double> generate(const std::string& name, size_type n,
     return anisotropic2d(rows_2d(), exec, n, n, aniso2d_epsilon, aniso2d_theta);
   }
   if (name == "convdiff3d") return convdiff3d(rows_3d(), exec, n, n, n);
+  if (name == "elasticity3d") {
+    // Split by whole nodes, as the generator and blocked smoothed
+    // aggregation need.
+    const size_type rows = elasticity_box("elasticity3d", n, n, n, {}, true).rows;
+    return std::move(elasticity3d(RowPartition::uniform_nodes(comm, rows, 3), exec, n, n, n).A);
+  }
   throw invalid_argument("gallery::generate: problem '" + name +
                          "' has no distributed generator; expected poisson2d, poisson3d, "
-                         "diffusion27, aniso2d or convdiff3d");
+                         "diffusion27, aniso2d, convdiff3d or elasticity3d");
 }
 
 }  // namespace strata::gallery

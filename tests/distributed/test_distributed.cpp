@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -248,15 +249,137 @@ TEST(DistributedSpmv, NamedProblemsEqualTheSerialOnes) {
   const Communicator comm = world();
   const Executor host = Executor::host();
   for (const std::string name :
-       {"poisson2d", "poisson3d", "diffusion27", "aniso2d", "convdiff3d"}) {
+       {"poisson2d", "poisson3d", "diffusion27", "aniso2d", "convdiff3d", "elasticity3d"}) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(gallery::has_distributed_generator(name));
     const DistributedCsrMatrix<double> A = gallery::generate(name, 5, comm, host);
-    EXPECT_EQ(A.row_partition(), RowPartition::uniform(comm, A.global_rows()));
+    // Elasticity is split by whole nodes (3 rows each), the others evenly.
+    EXPECT_EQ(A.row_partition(),
+              RowPartition::uniform_nodes(comm, A.global_rows(), name == "elasticity3d" ? 3 : 1));
     check_spmv(A, gallery::generate(name, 5, host));
   }
-  EXPECT_FALSE(gallery::has_distributed_generator("elasticity3d"));
-  EXPECT_THROW(gallery::generate("elasticity3d", 4, comm, host), invalid_argument);
+  EXPECT_FALSE(gallery::has_distributed_generator("jumps3d"));
+  EXPECT_THROW(gallery::generate("jumps3d", 4, comm, host), invalid_argument);
+}
+
+// ------------------------------------------------------------ elasticity
+
+/// Max |a - b| over max |b| of two vectors (0 for equal ones).
+double relative_gap(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double gap = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    gap = std::max(gap, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return scale > 0 ? gap / scale : gap;
+}
+
+/// Nodes split unevenly, whole on each process: process r owns a share
+/// growing with r (process 0 none on several processes).
+RowPartition uneven_nodes(const Communicator& comm, size_type rows) {
+  const RowPartition nodes = uneven(comm, rows / 3);
+  std::vector<global_index> offsets = nodes.offsets();
+  for (global_index& o : offsets) o *= 3;
+  return RowPartition(comm, offsets);
+}
+
+/// Each process's rows, coordinates and rigid-body modes are the serial
+/// problem's (the generator sums each row's elements in the serial order,
+/// so the rows are equal bit for bit; compared to 1e-14 of the largest
+/// entry), on a cube and on a box long in z (the weak-scaling shape), split
+/// evenly by nodes and unevenly with an empty process.
+TEST(DistributedElasticity, RowsAndNodesEqualTheSerialProblem) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  struct Box {
+    size_type nex, ney, nez;
+  };
+  for (const Box box : {Box{3, 3, 3}, Box{2, 3, 5}}) {
+    const gallery::ElasticityProblem serial =
+        gallery::elasticity3d(host, box.nex, box.ney, box.nez);
+    const size_type rows = serial.A.rows();
+    for (const RowPartition& part :
+         {RowPartition::uniform_nodes(comm, rows, 3), uneven_nodes(comm, rows)}) {
+      SCOPED_TRACE("box " + std::to_string(box.nex) + " x " + std::to_string(box.ney) + " x " +
+                   std::to_string(box.nez) + ", rows [" + std::to_string(part.begin()) + ", " +
+                   std::to_string(part.end()) + ")");
+      const gallery::DistributedElasticityProblem dist =
+          gallery::elasticity3d(part, host, box.nex, box.ney, box.nez);
+      ASSERT_EQ(dist.A.row_partition(), part);
+      // This process's rows, as generated, against the serial rows.
+      const RowBlock<double> mine =
+          gallery::elasticity3d_rows(host, box.nex, box.ney, box.nez, {}, part.begin(), part.end());
+      const RowBlock<double> expected = test::rows_of(serial.A, part);
+      EXPECT_EQ(mine.row_ptr.to_vector(), expected.row_ptr.to_vector());
+      EXPECT_EQ(mine.cols.to_vector(), expected.cols.to_vector());
+      EXPECT_LE(relative_gap(mine.values.to_vector(), expected.values.to_vector()), 1e-14);
+      // The whole distributed matrix, gathered, against the serial one.
+      const test::Entries got = test::gathered(dist.A), want = test::entries_of(serial.A);
+      ASSERT_EQ(got.size(), want.size());
+      double scale = 0, gap = 0;
+      for (const auto& [key, value] : want) {
+        const auto it = got.find(key);
+        ASSERT_NE(it, got.end()) << "entry (" << key.first << ", " << key.second << ")";
+        scale = std::max(scale, std::abs(value));
+        gap = std::max(gap, std::abs(it->second - value));
+      }
+      EXPECT_LE(gap, 1e-14 * scale);
+      // The near-null blocks: this process's nodes.
+      const auto block = [&](const Vector<double>& whole) {
+        const auto all = whole.to_vector();
+        return std::vector<double>(all.begin() + part.begin(), all.begin() + part.end());
+      };
+      EXPECT_EQ(dist.coordinates.to_vector(), block(serial.coordinates));
+      ASSERT_EQ(dist.rigid_body_modes.size(), 6u);
+      for (std::size_t m = 0; m < 6; ++m) {
+        EXPECT_EQ(dist.rigid_body_modes[m].executor().name(), host.name());
+        EXPECT_EQ(dist.rigid_body_modes[m].to_vector(), block(serial.rigid_body_modes[m]))
+            << "mode " << m;
+      }
+    }
+  }
+  // The cube box is the serial cube.
+  const test::Entries cube = test::entries_of(gallery::elasticity3d(host, 3).A);
+  EXPECT_EQ(cube, test::entries_of(gallery::elasticity3d(host, 3, 3, 3).A));
+}
+
+/// A partition that splits a node's three rows is refused on every process,
+/// naming the process and its rows; so are a partition of the wrong size
+/// and a bad box.
+TEST(DistributedElasticity, BadPartitionsAndSizesAreNamed) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type rows = 3 * 2 * 3 * 3;  // box 2 x 2 x 2
+  const auto message = [&](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const invalid_argument& e) {
+      return e.what();
+    }
+    return "(nothing thrown)";
+  };
+  if (comm.size() > 1) {
+    // Process 0 owns rows [0, 4): node 1's rows 3..5 are split.
+    std::vector<global_index> offsets(static_cast<std::size_t>(comm.size()) + 1, rows);
+    offsets[0] = 0;
+    offsets[1] = 4;
+    const RowPartition split(comm, offsets);
+    const std::string what = message([&] { (void)gallery::elasticity3d(split, host, 2, 2, 2); });
+    EXPECT_NE(what.find("process 0 owns global rows [0, 4)"), std::string::npos) << what;
+    EXPECT_NE(what.find("multiples of 3"), std::string::npos) << what;
+  }
+  const std::string size = message(
+      [&] { (void)gallery::elasticity3d(RowPartition::uniform(comm, rows + 3), host, 2, 2, 2); });
+  EXPECT_NE(size.find("the partition splits " + std::to_string(rows + 3) + " rows"),
+            std::string::npos)
+      << size;
+  const std::string box = message(
+      [&] { (void)gallery::elasticity3d(RowPartition::uniform(comm, rows), host, 2, 0, 2); });
+  EXPECT_NE(box.find("ney must be >= 1, got 0"), std::string::npos) << box;
+  const std::string range =
+      message([&] { (void)gallery::elasticity3d_rows(host, 2, 2, 2, {}, 0, rows + 1); });
+  EXPECT_NE(range.find("[0, " + std::to_string(rows + 1) + ")"), std::string::npos) << range;
 }
 
 TEST(DistributedSpmv, UnevenPartitionWithAnEmptyProcess) {

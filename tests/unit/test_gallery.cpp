@@ -625,15 +625,17 @@ TEST(Gallery, ElasticitySingleElementByHand) {
 /// The clamped elasticity matrix assembled the textbook way, element by
 /// element with Voigt strains: K_e = sum_g B^T D B det(J), B the 6 x 24
 /// strain-displacement matrix (xx, yy, zz, xy, yz, zx), D the isotropic
-/// material matrix; dense, rows of clamped nodes dropped at the end.
-std::vector<double> reference_elasticity(size_type ne, double E, double nu) {
+/// material matrix; dense, rows of clamped nodes dropped at the end. On a
+/// box of nex x ney x nez cubes of side 1 / min(nex, ney, nez).
+std::vector<double> reference_elasticity(size_type nex, size_type ney, size_type nez, double E,
+                                         double nu) {
   const double lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
   double D[6][6] = {};
   for (int a = 0; a < 3; ++a) {
     for (int b = 0; b < 3; ++b) D[a][b] = lambda + (a == b ? 2 * mu : 0.0);
     D[3 + a][3 + a] = mu;
   }
-  const double h = 1.0 / static_cast<double>(ne), g = 1.0 / std::sqrt(3.0);
+  const double h = 1.0 / static_cast<double>(std::min({nex, ney, nez})), g = 1.0 / std::sqrt(3.0);
   double Ke[24][24] = {};
   for (int gp = 0; gp < 8; ++gp) {
     const double xi[3] = {gp & 1 ? g : -g, gp & 2 ? g : -g, gp & 4 ? g : -g};
@@ -664,15 +666,16 @@ std::vector<double> reference_elasticity(size_type ne, double E, double nu) {
       }
     }
   }
-  const size_type n1 = ne + 1, all = 3 * n1 * n1 * n1;
+  const size_type nx1 = nex + 1, ny1 = ney + 1, nz1 = nez + 1, all = 3 * nx1 * ny1 * nz1;
   std::vector<double> K(static_cast<std::size_t>(all * all), 0.0);
-  for (size_type ez = 0; ez < ne; ++ez) {
-    for (size_type ey = 0; ey < ne; ++ey) {
-      for (size_type ex = 0; ex < ne; ++ex) {
+  for (size_type ez = 0; ez < nez; ++ez) {
+    for (size_type ey = 0; ey < ney; ++ey) {
+      for (size_type ex = 0; ex < nex; ++ex) {
         for (int a = 0; a < 8; ++a) {
-          const size_type na = (ex + (a & 1)) + n1 * ((ey + (a >> 1 & 1)) + n1 * (ez + (a >> 2)));
+          const size_type na = (ex + (a & 1)) + nx1 * ((ey + (a >> 1 & 1)) + ny1 * (ez + (a >> 2)));
           for (int b = 0; b < 8; ++b) {
-            const size_type nb = (ex + (b & 1)) + n1 * ((ey + (b >> 1 & 1)) + n1 * (ez + (b >> 2)));
+            const size_type nb =
+                (ex + (b & 1)) + nx1 * ((ey + (b >> 1 & 1)) + ny1 * (ez + (b >> 2)));
             for (int c = 0; c < 3; ++c) {
               for (int d = 0; d < 3; ++d) {
                 K[(3 * na + c) * all + 3 * nb + d] += Ke[3 * a + c][3 * b + d];
@@ -684,10 +687,10 @@ std::vector<double> reference_elasticity(size_type ne, double E, double nu) {
     }
   }
   std::vector<size_type> free;  // unknowns of nodes with x index >= 1, in node order
-  for (size_type k = 0; k < n1; ++k) {
-    for (size_type j = 0; j < n1; ++j) {
-      for (size_type i = 1; i < n1; ++i) {
-        for (int c = 0; c < 3; ++c) free.push_back(3 * (i + n1 * (j + n1 * k)) + c);
+  for (size_type k = 0; k < nz1; ++k) {
+    for (size_type j = 0; j < ny1; ++j) {
+      for (size_type i = 1; i < nx1; ++i) {
+        for (int c = 0; c < 3; ++c) free.push_back(3 * (i + nx1 * (j + ny1 * k)) + c);
       }
     }
   }
@@ -699,20 +702,55 @@ std::vector<double> reference_elasticity(size_type ne, double E, double nu) {
   return A;
 }
 
+/// A's dense form equals `reference` to 1e-14 of A's infinity norm.
+void expect_equal_to_rounding(const HostCsr& A, const std::vector<double>& reference) {
+  const std::vector<double> dense = A.dense();
+  ASSERT_EQ(dense.size(), reference.size());
+  const double scale = A.norm_inf();
+  for (std::size_t k = 0; k < dense.size(); ++k) {
+    ASSERT_NEAR(dense[k], reference[k], 1e-14 * scale)
+        << "entry (" << k / A.rows << ", " << k % A.rows << ")";
+  }
+}
+
 TEST(Gallery, ElasticityMatchesElementByElementAssembly) {
   for (const auto& [ne, nu] :
        std::vector<std::pair<size_type, double>>{{1, 0.3}, {2, 0.3}, {3, 0.1}, {3, 0.49}}) {
     SCOPED_TRACE("ne = " + std::to_string(ne) + ", nu = " + std::to_string(nu));
     const double E = 3.0;
     const HostCsr A(gallery::elasticity3d(host, ne, {.youngs_modulus = E, .poisson_ratio = nu}).A);
-    const std::vector<double> dense = A.dense();
-    const std::vector<double> reference = reference_elasticity(ne, E, nu);
-    ASSERT_EQ(dense.size(), reference.size());
-    const double scale = A.norm_inf();
-    for (std::size_t k = 0; k < dense.size(); ++k) {
-      ASSERT_NEAR(dense[k], reference[k], 1e-14 * scale)
-          << "entry (" << k / A.rows << ", " << k % A.rows << ")";
-    }
+    const std::vector<double> reference = reference_elasticity(ne, ne, ne, E, nu);
+    expect_equal_to_rounding(A, reference);
+  }
+}
+
+/// A box (the weak-scaling shape) is the same element assembly on
+/// nex x ney x nez cubes of side 1 / min(nex, ney, nez), with its
+/// coordinates; a box with a zero side is refused by name.
+TEST(Gallery, ElasticityBoxMatchesElementByElementAssembly) {
+  struct Box {
+    size_type nex, ney, nez;
+  };
+  for (const Box b : {Box{1, 2, 3}, Box{3, 2, 2}, Box{2, 3, 1}}) {
+    SCOPED_TRACE("box " + std::to_string(b.nex) + " x " + std::to_string(b.ney) + " x " +
+                 std::to_string(b.nez));
+    const gallery::ElasticityProblem problem = gallery::elasticity3d(host, b.nex, b.ney, b.nez);
+    const HostCsr A(problem.A);
+    ASSERT_EQ(A.rows, 3 * b.nex * (b.ney + 1) * (b.nez + 1));
+    const std::vector<double> reference = reference_elasticity(b.nex, b.ney, b.nez, 1.0, 0.3);
+    expect_equal_to_rounding(A, reference);
+    // The last node is (nex, ney, nez) h.
+    const std::vector<double> xyz = problem.coordinates.to_vector();
+    const double h = 1.0 / static_cast<double>(std::min({b.nex, b.ney, b.nez}));
+    EXPECT_DOUBLE_EQ(xyz[xyz.size() - 3], static_cast<double>(b.nex) * h);
+    EXPECT_DOUBLE_EQ(xyz[xyz.size() - 2], static_cast<double>(b.ney) * h);
+    EXPECT_DOUBLE_EQ(xyz[xyz.size() - 1], static_cast<double>(b.nez) * h);
+  }
+  try {
+    (void)gallery::elasticity3d(host, 2, 2, 0);
+    ADD_FAILURE() << "a box with nez = 0 was accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("nez must be >= 1, got 0"), std::string::npos) << e.what();
   }
 }
 

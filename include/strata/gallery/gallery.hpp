@@ -150,6 +150,18 @@ struct ElasticityProblem {
 ElasticityProblem elasticity3d(const Executor& exec, size_type ne,
                                const ElasticityOptions& options = {});
 
+/// The same on a box of nex x ney x nez elements, cubes of side
+/// h = 1 / min(nex, ney, nez) (so the shortest side has length 1 and
+/// elasticity3d(exec, ne) is the case nex = ney = nez = ne): node (i, j, k)
+/// at (i h, j h, k h), i = 1..nex, j = 0..ney, k = 0..nez, is node
+/// p = (i-1) + nex (j + (ney+1) k), the face x = 0 clamped as above;
+/// 3 nex (ney+1) (nez+1) unknowns. A box long in z (nez = ney P) is what a
+/// weak-scaling run over P processes uses (strata/distributed/gallery.hpp).
+/// Throws invalid_argument naming the size below 1, the row count that
+/// overflows a 32-bit index, or the option out of range.
+ElasticityProblem elasticity3d(const Executor& exec, size_type nex, size_type ney, size_type nez,
+                               const ElasticityOptions& options = {});
+
 /// The six rigid-body modes of the nodes at `coordinates` (3 per node,
 /// interleaved): for node p at (x, y, z), entries 3p..3p+2 of
 ///   mode 0, 1, 2: the translations (1,0,0), (0,1,0), (0,0,1);

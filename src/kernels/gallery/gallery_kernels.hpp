@@ -111,20 +111,32 @@ struct HexStiffness {
   double entry[24][24];
 };
 
-/// Assembles the Q1 elasticity matrix of an ne^3 mesh of identical elements
-/// with stiffness `element`, the nodes on x = 0 clamped (eliminated). Free
-/// node p = (i-1) + ne (j + (ne+1) k), i = 1..ne, j, k = 0..ne; unknown
-/// 3p + c. Entry (3p + c, 3q + d) = sum over the elements e containing both
-/// p and q, in ascending element order, of element.entry[3 a_p + c][3 a_q + d],
-/// a_p the local number of p in e. Every pair of free nodes at distance <= 1
-/// in each index has its full 3x3 block stored.
+/// Assembles the Q1 elasticity matrix of a box of nex x ney x nez identical
+/// elements with stiffness `element`, the nodes on x = 0 clamped
+/// (eliminated). Free node p = (i-1) + nex (j + (ney+1) k), i = 1..nex,
+/// j = 0..ney, k = 0..nez; unknown 3p + c. Entry (3p + c, 3q + d) = sum over
+/// the elements e containing both p and q, in ascending element order, of
+/// element.entry[3 a_p + c][3 a_q + d], a_p the local number of p in e. Every
+/// pair of free nodes at distance <= 1 in each index has its full 3x3 block
+/// stored. Each row is a function of its global index alone, so
+/// elasticity3d_rows gives the same rows bit for bit.
 template <class Exec>
-CsrMatrix<double> elasticity3d(const Exec& exec, size_type ne, const HexStiffness& element);
+CsrMatrix<double> elasticity3d(const Exec& exec, size_type nex, size_type ney, size_type nez,
+                               const HexStiffness& element);
 
-/// coordinates[3p + c] = (c-th index of free node p) / ne for the node
-/// numbering of elasticity3d; 3 ne (ne+1)^2 entries.
+/// Rows [first, first + count) of elasticity3d (same arguments, then the
+/// range), with global column ids.
 template <class Exec>
-void elasticity_coordinates(const Exec& exec, size_type ne, double* coordinates);
+RowRange elasticity3d_rows(const Exec& exec, size_type nex, size_type ney, size_type nez,
+                           const HexStiffness& element, size_type first, size_type count);
+
+/// coordinates[3 (p - first_node) + c] = (c-th index of free node p) /
+/// per_unit for the nodes p = first_node .. first_node + nodes - 1 of the
+/// numbering of elasticity3d (per_unit: elements per unit length, so the
+/// elements are cubes of side 1 / per_unit); 3 nodes entries.
+template <class Exec>
+void elasticity_coordinates(const Exec& exec, size_type nex, size_type ney, size_type per_unit,
+                            size_type first_node, size_type nodes, double* coordinates);
 
 /// Where rigid_body_modes writes its six vectors.
 struct ModePointers {

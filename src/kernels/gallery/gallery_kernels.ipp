@@ -250,34 +250,36 @@ struct Stencil7Row {
 /// Row 3p + c of the clamped Q1 elasticity matrix (see elasticity3d in the
 /// contract): for every free node q in the 3x3x3 box around p and d = 0..2,
 ///   A(3p+c, 3q+d) = sum_{e containing p and q} K_e[3 a_p(e) + c][3 a_q(e) + d].
+/// The sum runs over the elements of the row's own node, so one process
+/// generates its nodes' rows without any other process's elements.
 struct ElasticityRow {
-  size_type ne;
+  size_type nex, ney, nez;  // elements per direction
   HexStiffness element;
 
   template <class Emit>
   STRATA_HD void operator()(size_type row, Emit& emit) const {
     const size_type p = row / 3, c = row % 3;
-    const size_type n1 = ne + 1;  // nodes per direction in y and z
-    const size_type i = p % ne + 1, j = (p / ne) % n1, k = p / (ne * n1);
+    const size_type ny1 = ney + 1;  // nodes in y
+    const size_type i = p % nex + 1, j = (p / nex) % ny1, k = p / (nex * ny1);
     for (size_type qk = k - 1; qk <= k + 1; ++qk) {
-      if (qk < 0 || qk > ne) continue;
+      if (qk < 0 || qk > nez) continue;
       for (size_type qj = j - 1; qj <= j + 1; ++qj) {
-        if (qj < 0 || qj > ne) continue;
+        if (qj < 0 || qj > ney) continue;
         for (size_type qi = i - 1; qi <= i + 1; ++qi) {
-          if (qi < 1 || qi > ne) continue;  // qi == 0 is clamped
+          if (qi < 1 || qi > nex) continue;  // qi == 0 is clamped
           double block[3] = {0.0, 0.0, 0.0};
           // Elements (ex, ey, ez) containing both nodes: ex in [max(i,qi)-1, min(i,qi)]
-          // and in [0, ne-1]; likewise in y and z.
-          for (size_type ez = span_begin(k, qk); ez <= span_end(k, qk); ++ez) {
-            for (size_type ey = span_begin(j, qj); ey <= span_end(j, qj); ++ey) {
-              for (size_type ex = span_begin(i, qi); ex <= span_end(i, qi); ++ex) {
+          // and in [0, nex-1]; likewise in y and z.
+          for (size_type ez = span_begin(k, qk); ez <= span_end(k, qk, nez); ++ez) {
+            for (size_type ey = span_begin(j, qj); ey <= span_end(j, qj, ney); ++ey) {
+              for (size_type ex = span_begin(i, qi); ex <= span_end(i, qi, nex); ++ex) {
                 const size_type a = (i - ex) + 2 * (j - ey) + 4 * (k - ez);
                 const size_type b = (qi - ex) + 2 * (qj - ey) + 4 * (qk - ez);
                 for (int d = 0; d < 3; ++d) block[d] += element.entry[3 * a + c][3 * b + d];
               }
             }
           }
-          const size_type q = (qi - 1) + ne * (qj + n1 * qk);
+          const size_type q = (qi - 1) + nex * (qj + ny1 * qk);
           for (int d = 0; d < 3; ++d) emit(3 * q + d, block[d]);
         }
       }
@@ -285,13 +287,14 @@ struct ElasticityRow {
   }
 
   /// First and last element index (in one direction) that contains nodes m and n.
-  STRATA_HD size_type span_begin(size_type m, size_type n) const {
+  STRATA_HD static size_type span_begin(size_type m, size_type n) {
     const size_type first = (m > n ? m : n) - 1;
     return first < 0 ? 0 : first;
   }
-  STRATA_HD size_type span_end(size_type m, size_type n) const {
+  /// (`elements`: the count in that direction.)
+  STRATA_HD static size_type span_end(size_type m, size_type n, size_type elements) {
     const size_type last = m < n ? m : n;
-    return last > ne - 1 ? ne - 1 : last;
+    return last > elements - 1 ? elements - 1 : last;
   }
 };
 
@@ -344,9 +347,16 @@ CsrMatrix<double> convdiff3d(const Exec& exec, size_type nx, size_type ny, size_
 }
 
 template <class Exec>
-CsrMatrix<double> elasticity3d(const Exec& exec, size_type ne, const HexStiffness& element) {
-  const size_type n = 3 * ne * (ne + 1) * (ne + 1);
-  return detail::assemble_by_rows(exec, n, n, detail::ElasticityRow{ne, element});
+CsrMatrix<double> elasticity3d(const Exec& exec, size_type nex, size_type ney, size_type nez,
+                               const HexStiffness& element) {
+  const size_type n = 3 * nex * (ney + 1) * (nez + 1);
+  return detail::assemble_by_rows(exec, n, n, detail::ElasticityRow{nex, ney, nez, element});
+}
+
+template <class Exec>
+RowRange elasticity3d_rows(const Exec& exec, size_type nex, size_type ney, size_type nez,
+                           const HexStiffness& element, size_type first, size_type count) {
+  return detail::row_range(exec, first, count, detail::ElasticityRow{nex, ney, nez, element});
 }
 
 template <class Exec>
@@ -380,15 +390,16 @@ RowRange convdiff3d_rows(const Exec& exec, size_type nx, size_type ny, size_type
 }
 
 template <class Exec>
-void elasticity_coordinates(const Exec& exec, size_type ne, double* coordinates) {
-  const size_type nodes = ne * (ne + 1) * (ne + 1);
-  parallel_for(exec, nodes, [=] STRATA_HD(size_type p) {
-    const size_type n1 = ne + 1;
-    const size_type i = p % ne + 1, j = (p / ne) % n1, k = p / (ne * n1);
-    const double h = static_cast<double>(ne);
-    coordinates[3 * p + 0] = static_cast<double>(i) / h;
-    coordinates[3 * p + 1] = static_cast<double>(j) / h;
-    coordinates[3 * p + 2] = static_cast<double>(k) / h;
+void elasticity_coordinates(const Exec& exec, size_type nex, size_type ney, size_type per_unit,
+                            size_type first_node, size_type nodes, double* coordinates) {
+  parallel_for(exec, nodes, [=] STRATA_HD(size_type local) {
+    const size_type p = first_node + local;
+    const size_type ny1 = ney + 1;
+    const size_type i = p % nex + 1, j = (p / nex) % ny1, k = p / (nex * ny1);
+    const double scale = static_cast<double>(per_unit);
+    coordinates[3 * local + 0] = static_cast<double>(i) / scale;
+    coordinates[3 * local + 1] = static_cast<double>(j) / scale;
+    coordinates[3 * local + 2] = static_cast<double>(k) / scale;
   });
 }
 
