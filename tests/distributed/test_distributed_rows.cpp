@@ -115,6 +115,82 @@ TEST(DistributedRows, RecomputeTakesNewValuesOnTheSamePattern) {
   expect_same(gathered(*product.result()), before, 3.0);
 }
 
+/// Each entry v of `nodes` as an r x c block of distinct values v (1 + a /
+/// 10 + b / 100): a matrix whose unknowns come in nodes, as smoothed
+/// aggregation's operators do.
+CsrMatrix<double> in_blocks(const CsrMatrix<double>& nodes, int r, int c) {
+  const std::vector<offset_type> np = nodes.row_ptr().to_vector();
+  const std::vector<index_type> nc = nodes.col_idx().to_vector();
+  const std::vector<double> nv = nodes.values().to_vector();
+  std::vector<offset_type> p{0};
+  std::vector<index_type> cols;
+  std::vector<double> v;
+  for (size_type I = 0; I < nodes.rows(); ++I) {
+    for (int a = 0; a < r; ++a) {
+      for (offset_type e = np[I]; e < np[I + 1]; ++e) {
+        for (int b = 0; b < c; ++b) {
+          cols.push_back(static_cast<index_type>(nc[e] * c + b));
+          v.push_back(nv[e] * (1.0 + a / 10.0 + b / 100.0));
+        }
+      }
+      p.push_back(static_cast<offset_type>(cols.size()));
+    }
+  }
+  const Executor host = Executor::host();
+  return CsrMatrix<double>(nodes.rows() * r, nodes.cols() * c, Array<offset_type>(host, p),
+                           Array<index_type>(host, cols), Array<double>(host, v));
+}
+
+TEST(DistributedRows, ProductsInNodesEqualTheScalarOnes) {
+  const Communicator comm = world();
+  // A with 3 x 3 blocks, P with 3 x 6 (smoothed aggregation's shapes).
+  const CsrMatrix<double> nodes = gallery::poisson2d(Executor::host(), 7, 6);
+  const CsrMatrix<double> A = in_blocks(nodes, 3, 3);
+  const CsrMatrix<double> P = in_blocks(interpolation(nodes.rows(), 11), 3, 6);
+  const CsrMatrix<double> AP = spgemm(A, P);
+  const CsrMatrix<double> RAP = spgemm(transpose(P), AP);
+  const RowPartition rows = RowPartition::uniform_nodes(comm, A.rows(), 3);
+  const RowPartition cols = RowPartition::uniform_nodes(comm, P.cols(), 6);
+  DistributedCsrMatrix<double> dA(rows, rows, rows_of(A, rows));
+  const DistributedCsrMatrix<double> dP(rows, cols, rows_of(P, rows));
+  DistributedProduct<double> ap(dA, dP, {3, 3, 6});
+  EXPECT_TRUE(ap.blocked());
+  expect_same(gathered(*ap.result()), entries_of(AP));
+  const DistributedCsrMatrix<double> dR = transpose(dP);
+  DistributedProduct<double> rap(dR, *ap.result(), {6, 3, 6});
+  EXPECT_TRUE(rap.blocked());
+  expect_same(gathered(*rap.result()), entries_of(RAP));
+  // Value-only recompute keeps the blocked path.
+  test::scale_values(dA, 2.0);
+  ap.recompute(dA, dP);
+  rap.recompute(dR, *ap.result());
+  expect_same(gathered(*rap.result()), entries_of(RAP), 2.0);
+
+  // Rows split inside a node: the scalar product, with the same result.
+  if (comm.size() > 1) {
+    const RowPartition split = RowPartition::uniform(comm, A.rows() - 1);
+    const CsrMatrix<double> A1 = gallery::poisson2d(Executor::host(), 1, A.rows() - 1);
+    const DistributedCsrMatrix<double> dA1(split, split, rows_of(A1, split));
+    const DistributedProduct<double> scalar(dA1, dA1, {3, 3, 3});
+    // 125 rows: no process holds whole aligned nodes, nor whole ghost nodes.
+    EXPECT_FALSE(scalar.blocked());
+    expect_same(gathered(*scalar.result()), entries_of(spgemm(A1, A1)));
+  }
+}
+
+TEST(DistributedRows, NodeSizesBelowOneAreRefused) {
+  const Communicator comm = world();
+  const CsrMatrix<double> A = gallery::poisson2d(Executor::host(), 4, 4);
+  const RowPartition rows = RowPartition::uniform(comm, A.rows());
+  const DistributedCsrMatrix<double> dA(rows, rows, rows_of(A, rows));
+  try {
+    const DistributedProduct<double> product(dA, dA, {1, 0, 1});
+    FAIL() << "expected invalid_argument";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected sizes >= 1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DistributedRows, MismatchedPartitionsAreNamed) {
   const Communicator comm = world();
   const CsrMatrix<double> A = gallery::poisson2d(Executor::host(), 8, 8);

@@ -22,6 +22,7 @@
 
 #include "strata/distributed/bsr.hpp"
 #include "strata/distributed/matrix.hpp"
+#include "strata/distributed/rows.hpp"
 #include "strata/solver/level_operator.hpp"
 
 namespace strata {
@@ -82,6 +83,12 @@ class DistributedOperator final : public LevelOperator<T> {
   /// is a DistributedOperator, its rows split like R's.
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
                                              const LevelOperator<T>& P) const override;
+  /// The same with A's unknowns in nodes of `fine` and the coarse level's
+  /// (P's columns) in nodes of `coarse`: both products multiply in blocks
+  /// where the operands line up (ProductBlocks in strata/distributed/
+  /// rows.hpp), as smoothed aggregation's operands do.
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& P,
+                                             int fine, int coarse) const;
   std::shared_ptr<const LevelOperator<T>> clone() const override;
 
  private:

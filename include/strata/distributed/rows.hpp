@@ -43,6 +43,17 @@ RowBlock<T> owned_rows(const DistributedCsrMatrix<T>& M);
 template <class T>
 RowBlock<T> fetch_ghost_rows(const DistributedCsrMatrix<T>& M, const HaloPlan& plan);
 
+/// The node sizes of a product C = X Y whose unknowns come in nodes
+/// (systems such as elasticity: 3 unknowns per node on the fine level, the
+/// near-null space's k per coarse node below): X's rows in nodes of `rows`,
+/// X's columns and Y's rows of `inner`, Y's columns of `cols`. All 1: a
+/// scalar product.
+struct ProductBlocks {
+  int rows = 1;
+  int inner = 1;
+  int cols = 1;
+};
+
 /// C = X Y for distributed matrices, kept so that C's values can be
 /// recomputed when only the values of X and Y change (the Galerkin product
 /// of a value-only AMG resetup). Each process forms its rows of C as one
@@ -51,13 +62,24 @@ RowBlock<T> fetch_ghost_rows(const DistributedCsrMatrix<T>& M, const HaloPlan& p
 /// partition, then the other global ids in ascending order), with the
 /// library's SpGEMM (SparseProduct), so its rows are the rows a serial
 /// product of the whole matrices would give (same entries, same sums).
+///
+/// With node sizes (`blocks`), each process multiplies in blocks (the BSR
+/// SpGEMM, SparseProduct<BsrMatrix<T>>) when its operands line up with
+/// them: its rows and its own columns whole nodes, and every other column
+/// id reached in whole aligned nodes. The scalar product of
+/// smoothed-aggregation operands (3 x 6 blocks of P, 6 x 6 below) hashes
+/// every scalar and took 16 times the blocked product on one GPU. C then
+/// holds whole blocks, zeros included (as the serial blocked hierarchy
+/// does), with the same values up to the order of the sums. A process
+/// whose operands do not line up multiplies scalars (blocked() says which).
 template <class T>
 class DistributedProduct {
  public:
   /// Collective. X's column partition must equal Y's row partition, and
   /// both must live on one executor (invalid_argument, location_mismatch
-  /// otherwise).
-  DistributedProduct(const DistributedCsrMatrix<T>& X, const DistributedCsrMatrix<T>& Y);
+  /// otherwise); node sizes must be >= 1 (invalid_argument).
+  DistributedProduct(const DistributedCsrMatrix<T>& X, const DistributedCsrMatrix<T>& Y,
+                     ProductBlocks blocks = {});
   ~DistributedProduct();
   DistributedProduct(DistributedProduct&&) noexcept;
   DistributedProduct& operator=(DistributedProduct&&) noexcept;
@@ -69,6 +91,9 @@ class DistributedProduct {
   /// Collective. New values of X and Y with the patterns of construction
   /// (checked by the local product: invalid_argument otherwise).
   void recompute(const DistributedCsrMatrix<T>& X, const DistributedCsrMatrix<T>& Y);
+
+  /// Whether this process multiplies in blocks (see the class comment).
+  bool blocked() const noexcept;
 
  private:
   struct Local;

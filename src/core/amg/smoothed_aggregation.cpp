@@ -394,6 +394,16 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
 
   void coarsen_as_distributed() override { as_distributed_ = true; }
 
+  /// On a distributed level, R A P multiplied in nodes (the level's block
+  /// size, then the near-null space's k), as the serial levels are BSR.
+  std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                                             const LevelOperator<T>& P) override {
+    if (const auto* d = dynamic_cast<const DistributedOperator<T>*>(&A)) {
+      return d->galerkin(R, P, distributed_fine_block_, columns());
+    }
+    return A.galerkin(R, P);
+  }
+
   void release_refresh_data() override {
     for (SaLevel<T>& state : levels_) {
       state = SaLevel<T>{};
@@ -539,7 +549,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     clock.emplace(exec, times, "prolongator smoothing");
     const DistributedCsrMatrix<T> D = block_diagonal_matrix(M.row_partition(), *state.dinv);
     if (build) {
-      state.dinv_a = std::make_shared<DistributedProduct<T>>(D, M);
+      const int b = state.dinv->block_size();
+      state.dinv_a = std::make_shared<DistributedProduct<T>>(D, M, ProductBlocks{b, b, b});
     } else {
       state.dinv_a->recompute(D, M);
     }
@@ -586,6 +597,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     const int b = level == 0 ? block_size_ : columns();
     const int k = columns();
     check_whole_nodes(M.row_partition(), b, level);
+    distributed_fine_block_ = b;  // for galerkin(), which follows on this level
     if (level == 0) {
       const DistributedReduction<T> reduction(comm);
       near_null_.push_back(distributed_near_null_space(M, b, reduction));
@@ -620,7 +632,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     if (params_.smooth_prolongator) {
       distributed_smoothing_operator(M, state, true, times);
       StageTimer clock(exec, times, "prolongator smoothing");
-      state.s_p = std::make_shared<DistributedProduct<T>>(*state.dinv_a->result(), *P);
+      state.s_p = std::make_shared<DistributedProduct<T>>(*state.dinv_a->result(), *P,
+                                                          ProductBlocks{b, b, k});
       P = state.s_p->result();
     }
     {
@@ -890,7 +903,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   SmoothedAggregationParams params_;
   std::vector<Vector<T>> user_B_;
   int block_size_ = 0;        // of level 0, once setup has seen it
-  bool as_distributed_ = false;  // coarsen_as_distributed(): level 0 may be scalar CSR
+  bool as_distributed_ = false;
+  int distributed_fine_block_ = 1;  // the node size of the last distributed level coarsened  // coarsen_as_distributed(): level 0 may be scalar CSR
   bool distributed_ = false;  // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
   std::vector<Array<T>> near_null_;  // B of each level built so far

@@ -159,10 +159,11 @@ namespace {
 template <class T>
 class DistributedGalerkin final : public CoarseProduct<T> {
  public:
+  /// A's unknowns in nodes of `fine`, the coarse level's in nodes of `coarse`.
   DistributedGalerkin(const DistributedCsrMatrix<T>& R, const DistributedCsrMatrix<T>& A,
-                      const DistributedCsrMatrix<T>& P)
-      : AP_(A, P),
-        RAP_(R, *AP_.result()),
+                      const DistributedCsrMatrix<T>& P, int fine, int coarse)
+      : AP_(A, P, {fine, fine, coarse}),
+        RAP_(R, *AP_.result(), {coarse, fine, coarse}),
         Ac_(std::make_shared<const DistributedOperator<T>>(
             std::shared_ptr<const DistributedCsrMatrix<T>>(RAP_.result()))) {}
 
@@ -195,8 +196,15 @@ class DistributedGalerkin final : public CoarseProduct<T> {
 template <class T>
 std::unique_ptr<CoarseProduct<T>> DistributedOperator<T>::galerkin(
     const LevelOperator<T>& R, const LevelOperator<T>& P) const {
+  return galerkin(R, P, 1, 1);
+}
+
+template <class T>
+std::unique_ptr<CoarseProduct<T>> DistributedOperator<T>::galerkin(const LevelOperator<T>& R,
+                                                                   const LevelOperator<T>& P,
+                                                                   int fine, int coarse) const {
   using G = DistributedGalerkin<T>;
-  return std::make_unique<G>(G::matrix_of(R, "R"), *A_, G::matrix_of(P, "P"));
+  return std::make_unique<G>(G::matrix_of(R, "R"), *A_, G::matrix_of(P, "P"), fine, coarse);
 }
 
 template <class T>

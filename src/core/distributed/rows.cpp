@@ -14,6 +14,8 @@
 #include "core/distributed/split.hpp"
 #include "kernels/distributed/distributed_kernels.hpp"
 #include "strata/core/primitives.hpp"
+#include "strata/matrix/bsr.hpp"
+#include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
 
@@ -264,8 +266,48 @@ struct DistributedProduct<T>::Local {
   global_index own_begin = 0;
   size_type own_count = 0;
   std::unique_ptr<SparseProduct<CsrMatrix<T>>> product;
+  /// The blocked local product (ProductBlocks), when the operands line up:
+  /// X_ext and Y_ext in blocks, and the product's blocks as scalars.
+  ProductBlocks blocks;
+  std::unique_ptr<SparseProduct<BsrMatrix<T>>> blocked;
+  CsrMatrix<T> blocked_result;
   Array<global_index> c_cols;  // the local product's columns as global ids
   size_type x_nnz = 0, y_nnz = 0;
+
+  /// The local product X_ext Y_ext (scalar or blocked), computed anew.
+  void multiply() {
+    if (blocked) {
+      blocked->recompute(to_bsr(X_ext, blocks.rows, blocks.inner),
+                         to_bsr(Y_ext, blocks.inner, blocks.cols));
+      blocked_result = to_csr(blocked->result());
+    } else {
+      product->recompute(X_ext, Y_ext);
+    }
+  }
+  const CsrMatrix<T>& result() const { return blocked ? blocked_result : product->result(); }
+
+  /// Whether X's rows, the compact columns of X_ext (X's own, then its
+  /// ghosts in the order of X's column map) and of Y_ext (Y's own, then
+  /// `foreign`) all come in whole aligned nodes of the given sizes, so that
+  /// the compact numbering's blocks are the matrices' nodes.
+  bool lines_up(const DistributedCsrMatrix<T>& X) const {
+    const ProductBlocks& b = blocks;
+    if (b.rows == 1 && b.inner == 1 && b.cols == 1) return false;
+    const auto whole = [](global_index begin, size_type count, int m) {
+      return begin % m == 0 && count % m == 0;
+    };
+    if (!whole(X.row_partition().begin(), X.local_rows(), b.rows) ||
+        !whole(X.col_partition().begin(), X.local_cols(), b.inner) ||
+        !whole(own_begin, own_count, b.cols) || X.column_map().size() % b.inner != 0 ||
+        foreign.size() % b.cols != 0) {
+      return false;
+    }
+    const Executor& exec = X.executor();
+    return exec.visit([&](const auto& e) {
+      return kd::split_nodes(e, X.column_map().size(), X.column_map().data(), b.inner) == 0 &&
+             kd::split_nodes(e, foreign.size(), foreign.data(), b.cols) == 0;
+    });
+  }
 
   /// X_ext's values (and its pattern when `pattern`).
   void fill_x(const DistributedCsrMatrix<T>& X, bool pattern) {
@@ -303,8 +345,13 @@ struct DistributedProduct<T>::Local {
 
 template <class T>
 DistributedProduct<T>::DistributedProduct(const DistributedCsrMatrix<T>& X,
-                                          const DistributedCsrMatrix<T>& Y)
+                                          const DistributedCsrMatrix<T>& Y, ProductBlocks blocks)
     : local_(std::make_unique<Local>()) {
+  if (blocks.rows < 1 || blocks.inner < 1 || blocks.cols < 1) {
+    throw invalid_argument("DistributedProduct: node sizes " + std::to_string(blocks.rows) + ", " +
+                           std::to_string(blocks.inner) + ", " + std::to_string(blocks.cols) +
+                           "; expected sizes >= 1 (1, 1, 1 for a scalar product)");
+  }
   if (X.col_partition() != Y.row_partition()) {
     throw invalid_argument("DistributedProduct: X has " + std::to_string(X.global_cols()) +
                            " columns (" + std::to_string(X.local_cols()) + " here) and Y " +
@@ -344,9 +391,16 @@ DistributedProduct<T>::DistributedProduct(const DistributedCsrMatrix<T>& X,
   L.Y_ext = CsrMatrix<T>(own_rows + ghost_rows,
                          checked_index(L.own_count + foreign, "DistributedProduct: Y's columns"),
                          std::move(rows.row_ptr), std::move(compact), std::move(rows.values));
-  L.product = std::make_unique<SparseProduct<CsrMatrix<T>>>(L.X_ext, L.Y_ext);
+  L.blocks = blocks;
+  if (L.lines_up(X)) {
+    L.blocked = std::make_unique<SparseProduct<BsrMatrix<T>>>(
+        to_bsr(L.X_ext, blocks.rows, blocks.inner), to_bsr(L.Y_ext, blocks.inner, blocks.cols));
+    L.blocked_result = to_csr(L.blocked->result());
+  } else {
+    L.product = std::make_unique<SparseProduct<CsrMatrix<T>>>(L.X_ext, L.Y_ext);
+  }
 
-  const CsrMatrix<T>& C = L.product->result();
+  const CsrMatrix<T>& C = L.result();
   L.c_cols = Array<global_index>(exec, C.nnz());
   exec.visit([&](const auto& e) {
     kd::expand_columns(e, C.nnz(), C.col_idx().data(), L.own_begin, L.own_count, L.foreign.data(),
@@ -384,12 +438,12 @@ void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
                            " at construction; expected the pattern of construction");
   }
   L.Y_ext.values() = std::move(rows.values);
-  L.product->recompute(L.X_ext, L.Y_ext);
+  L.multiply();
 
   // The local product's values into C's blocks, split as at construction
   // (the same flags and scan as DistributedCsrMatrix's constructor; the
   // columns are unchanged, so only the values are written).
-  const CsrMatrix<T>& C = L.product->result();
+  const CsrMatrix<T>& C = L.result();
   DistributedCsrMatrix<T>& target = *C_;
   const global_index begin = target.col_partition().begin(), end = target.col_partition().end();
   offset_type owned = 0;
@@ -401,6 +455,11 @@ void DistributedProduct<T>::recompute(const DistributedCsrMatrix<T>& X,
     kd::split_entries(e, C.nnz(), L.c_cols.data(), C.values().data(), position.data(), begin, end,
                       split);
   });
+}
+
+template <class T>
+bool DistributedProduct<T>::blocked() const noexcept {
+  return local_->blocked != nullptr;
 }
 
 template <class T>

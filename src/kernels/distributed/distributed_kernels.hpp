@@ -170,6 +170,12 @@ void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
                       const offset_type* ptr, const index_type* cols, const T* values, T alpha,
                       const T* x, T* y);
 
+/// How many of the count / m groups of m consecutive ids[] are not one
+/// whole node (ids g m, g m + 1, ..., g m + m - 1 for some g); count must
+/// be a multiple of m.
+template <class Exec>
+size_type split_nodes(const Exec& exec, size_type count, const std::int64_t* ids, int m);
+
 /// Global column ids into a compact local numbering: an owned id (in
 /// [own_begin, own_begin + own_count)) as id - own_begin, another as
 /// own_count + its position in the sorted, distinct foreign[0..foreign_size).

@@ -190,6 +190,21 @@ void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
 }
 
 template <class Exec>
+size_type split_nodes(const Exec& exec, size_type count, const std::int64_t* ids, int m) {
+  return transform_reduce(
+      exec, count / m, size_type{0},
+      [=] STRATA_HD(size_type g) -> size_type {
+        const std::int64_t first = ids[g * m];
+        if (first % m != 0) return 1;
+        for (int j = 1; j < m; ++j) {
+          if (ids[g * m + j] != first + j) return 1;
+        }
+        return 0;
+      },
+      ops::Plus{});
+}
+
+template <class Exec>
 void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids, std::int64_t own_begin,
                      std::int64_t own_count, const std::int64_t* foreign, size_type foreign_size,
                      index_type* out) {
