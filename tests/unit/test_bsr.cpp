@@ -191,6 +191,49 @@ TEST_P(Bsr, CsrToBsrFillsTouchedBlocksWithZeros) {
   EXPECT_THROW(to_bsr(A, 0), invalid_argument);
 }
 
+TEST_P(Bsr, CsrToBsrTakesUnsortedRowsAndBlockRowsPastTheShortList) {
+  // to_bsr converts block rows of up to 64 block columns by short sorted
+  // lists and falls back to a sort of every entry past that: a block row of
+  // 90 block columns (columns listed backwards) and unsorted short rows
+  // must give the same blocks either way.
+  const auto e = Executor::host();
+  std::vector<offset_type> p{0};
+  std::vector<index_type> c;
+  std::vector<double> v;
+  const auto row = [&](std::vector<index_type> cols) {
+    for (const index_type j : cols) {
+      c.push_back(j);
+      v.push_back(1.0 + double(c.size()) / 8.0);
+    }
+    p.push_back(static_cast<offset_type>(c.size()));
+  };
+  row({5, 1, 3});
+  row({0, 4});
+  std::vector<index_type> wide;
+  for (index_type j = 179; j >= 0; j -= 2) wide.push_back(j);  // 90 block columns of 2
+  row(wide);
+  row({});
+  const CsrMatrix<double> A(4, 180, Array<offset_type>(e, p), Array<index_type>(e, c),
+                            Array<double>(e, v));
+  const CsrMatrix<double> short_rows(2, 180, Array<offset_type>(e, {0, 3, 5}),
+                                     Array<index_type>(e, {5, 1, 3, 0, 4}),
+                                     Array<double>(e, {v[0], v[1], v[2], v[3], v[4]}));
+  for (const CsrMatrix<double>* M : {&A, &short_rows}) {
+    const auto B = to_bsr(M->to(exec()), 2, 2);
+    B.validate();
+    EXPECT_EQ(nonzeros(B), nonzeros(*M));
+    const std::vector<index_type> cols = B.col_idx().to_vector();
+    const std::vector<offset_type> ptr = B.row_ptr().to_vector();
+    for (std::size_t I = 0; I + 1 < ptr.size(); ++I) {
+      for (offset_type k = ptr[I] + 1; k < ptr[I + 1]; ++k) {
+        EXPECT_LT(cols[k - 1], cols[k]) << "block row " << I;
+      }
+    }
+  }
+  EXPECT_EQ(to_bsr(short_rows.to(exec()), 2, 2).col_idx().to_vector(),
+            (std::vector<index_type>{0, 1, 2}));
+}
+
 TEST_P(Bsr, RoundTripsThroughCsrForEveryShape) {
   for (const auto& [r, c] : block_shapes) {
     const auto A =

@@ -123,6 +123,15 @@ class Coarsening {
   /// BSR, as on one process without MPI). Called before the first
   /// coarsen(). The default has no such choices.
   virtual void coarsen_as_distributed() {}
+  /// The form in which the serial path on one process keeps level 0, given
+  /// the process's block as scalar CSR (at setup and at each resetup). The
+  /// default keeps it; smoothed aggregation with block_size > 1 makes it
+  /// BSR, so that its smoother and Galerkin product run on blocks (the
+  /// hierarchy then holds that copy of A beside the caller's).
+  virtual std::shared_ptr<const LevelOperator<T>> one_process_level_zero(
+      std::shared_ptr<const LevelOperator<T>> block) const {
+    return block;
+  }
   /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
   /// false); refresh() may then throw. The default keeps nothing extra.
   virtual void release_refresh_data() {}

@@ -225,8 +225,8 @@ struct Hierarchy<T>::Impl {
             "amg::Hierarchy: a distributed operator on one process has entries outside its "
             "diagonal block (internal error)");
     // Aliasing: the block lives as long as the distributed matrix it is part of.
-    return std::make_shared<const CsrOperator<T>>(
-        std::shared_ptr<const CsrMatrix<T>>(d->shared_matrix(), &d->matrix().diag()));
+    return coarsening->one_process_level_zero(std::make_shared<const CsrOperator<T>>(
+        std::shared_ptr<const CsrMatrix<T>>(d->shared_matrix(), &d->matrix().diag())));
   }
 
   void setup(std::shared_ptr<const LevelOperator<T>> A0) {

