@@ -502,25 +502,36 @@ DistributedCsrMatrix<T> transpose(const DistributedCsrMatrix<T>& M) {
   Array<index_type> storage;
   const Array<index_type>& targets = send_indices_on(plan, exec, storage);
 
-  // Every entry keyed by its row, sorted stably: the own entries first, then
-  // the received ones in the plan's (rank) order.
+  // The received entries (the process boundary's, few) keyed by their row
+  // and sorted stably, so each row keeps the plan's (rank) order; then each
+  // row is its own entries followed by its received ones. Only the few
+  // received entries are sorted: sorting every entry by row took 4.5 times
+  // the serial transpose of P on two GPUs.
   const size_type n = M.local_cols();
-  Array<index_type> own_keys(exec, D.nnz()), received_keys(exec, received.nnz());
+  Array<index_type> keys(exec, received.nnz());
   exec.visit([&](const auto& e) {
-    kd::row_keys(e, n, D.row_ptr().data(), nullptr, D.nnz(), own_keys.data());
     kd::row_keys(e, received.rows(), received.row_ptr.data(), targets.data(), received.nnz(),
-                 received_keys.data());
+                 keys.data());
   });
-  Array<index_type> keys = concatenate(own_keys, received_keys);
   Array<index_type> keys_for_values = keys.clone();
+  Array<global_index> received_cols = received.cols.clone();
+  Array<T> received_values = received.values.clone();
+  stable_sort_by_key(keys, received_cols);
+  stable_sort_by_key(keys_for_values, received_values);
+  Array<offset_type> received_ptr(exec, n + 1);
   RowBlock<T> block;
-  block.cols = concatenate(widen(D.col_idx()), received.cols);
-  block.values = concatenate(D.values(), received.values);
-  stable_sort_by_key(keys, block.cols);
-  stable_sort_by_key(keys_for_values, block.values);
   block.row_ptr = Array<offset_type>(exec, n + 1);
   exec.visit([&](const auto& e) {
-    kd::offsets_from_sorted_keys(e, n, keys.data(), keys.size(), block.row_ptr.data());
+    kd::offsets_from_sorted_keys(e, n, keys.data(), keys.size(), received_ptr.data());
+    kd::add_offsets(e, n + 1, D.row_ptr().data(), received_ptr.data(), block.row_ptr.data());
+  });
+  const offset_type nnz = D.nnz() + received.nnz();
+  block.cols = Array<global_index>(exec, nnz);
+  block.values = Array<T>(exec, nnz);
+  exec.visit([&](const auto& e) {
+    kd::merge_rows(e, n, D.row_ptr().data(), D.col_idx().data(), row_begin, D.values().data(),
+                   received_ptr.data(), received_cols.data(), received_values.data(),
+                   block.row_ptr.data(), nnz, block.cols.data(), block.values.data());
   });
   return DistributedCsrMatrix<T>(M.col_partition(), M.row_partition(), block);
 }

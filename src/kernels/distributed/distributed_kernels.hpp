@@ -196,6 +196,21 @@ template <class Exec>
 void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const index_type* rows,
               offset_type nnz, index_type* keys);
 
+/// out[i] = a[i] + b[i] for i < n: the row pointers of rows that take
+/// their entries from two blocks of the same rows.
+template <class Exec>
+void add_offsets(const Exec& exec, size_type n, const offset_type* a, const offset_type* b,
+                 offset_type* out);
+
+/// Row r of the result (offsets ptr = a_ptr + b_ptr, nnz entries): row r
+/// of a (local columns, made global by adding a_begin) followed by row r
+/// of b (global columns), each in stored order.
+template <class Exec, class T>
+void merge_rows(const Exec& exec, size_type rows, const offset_type* a_ptr,
+                const index_type* a_col, std::int64_t a_begin, const T* a_val,
+                const offset_type* b_ptr, const std::int64_t* b_col, const T* b_val,
+                const offset_type* ptr, offset_type nnz, std::int64_t* col, T* val);
+
 /// row_ptr[i] = the first position whose key is >= i, for i <= rows, in
 /// keys[0..n) sorted ascending: the row pointers of entries sorted by row.
 template <class Exec>

@@ -245,6 +245,29 @@ void row_keys(const Exec& exec, size_type count, const offset_type* ptr, const i
 }
 
 template <class Exec>
+void add_offsets(const Exec& exec, size_type n, const offset_type* a, const offset_type* b,
+                 offset_type* out) {
+  parallel_for(exec, n, [=] STRATA_HD(size_type i) { out[i] = a[i] + b[i]; });
+}
+
+template <class Exec, class T>
+void merge_rows(const Exec& exec, size_type rows, const offset_type* a_ptr,
+                const index_type* a_col, std::int64_t a_begin, const T* a_val,
+                const offset_type* b_ptr, const std::int64_t* b_col, const T* b_val,
+                const offset_type* ptr, offset_type nnz, std::int64_t* col, T* val) {
+  for_each_row_entry(exec, rows, nnz, ptr, [=] STRATA_HD(size_type r, offset_type q) {
+    const offset_type j = q - ptr[r], own = a_ptr[r + 1] - a_ptr[r];
+    if (j < own) {
+      col[q] = a_begin + a_col[a_ptr[r] + j];
+      val[q] = a_val[a_ptr[r] + j];
+    } else {
+      col[q] = b_col[b_ptr[r] + j - own];
+      val[q] = b_val[b_ptr[r] + j - own];
+    }
+  });
+}
+
+template <class Exec>
 void offsets_from_sorted_keys(const Exec& exec, size_type rows, const index_type* keys, size_type n,
                               offset_type* row_ptr) {
   parallel_for(exec, rows + 1, [=] STRATA_HD(size_type i) {
