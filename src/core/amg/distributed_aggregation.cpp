@@ -90,8 +90,19 @@ DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, do
   });
   // Transposed: the diagonal block's codes here, the off-diagonal block's
   // (the few entries along the process boundaries) across processes.
-  const CsrMatrix<T> local_t = transpose(
-      CsrMatrix<T>(n, n, diag.row_ptr().clone(), diag.col_idx().clone(), std::move(diag_code)));
+  // A structurally symmetric block with sorted rows (most PDE matrices)
+  // finds each transposed code in place, on the block's own pattern: the
+  // transpose of the whole block cost more than the rest of the stage.
+  Array<T> code_t(exec, diag.nnz());
+  const size_type asymmetric = exec.visit([&](const auto& e) {
+    return agg::transposed_values(e, n, diag.row_ptr().data(), diag.col_idx().data(),
+                                  diag_code.data(), code_t.data());
+  });
+  const CsrMatrix<T> local_t =
+      asymmetric == 0
+          ? CsrMatrix<T>(n, n, diag.row_ptr().clone(), diag.col_idx().clone(), std::move(code_t))
+          : transpose(CsrMatrix<T>(n, n, diag.row_ptr().clone(), diag.col_idx().clone(),
+                                   std::move(diag_code)));
   const RowBlock<T> remote_t = owned_rows(
       transpose(DistributedCsrMatrix<T>(A.row_partition(), A.col_partition(), offd_codes)));
   agg::TransposedCodes<T> t;

@@ -55,6 +55,16 @@ bool row_strength(const Exec& exec, size_type rows, const offset_type* row_ptr,
 /// over row i. Returns the number of entries (i, j) whose transpose (j, i)
 /// is not stored (the pattern is not symmetric: the caller symmetrises it
 /// and starts again).
+/// out[k] = values[t] for entry k = (i, j) of a square block and t its
+/// transposed entry (j, i): the block's transpose on its own pattern, for a
+/// structurally symmetric block whose rows list their columns strictly
+/// ascending (then equal to transpose() of (row_ptr, col_idx, values)).
+/// Returns how many entries have no transposed entry or sit out of order
+/// (then out is meaningless and the caller transposes).
+template <class Exec, class T>
+size_type transposed_values(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                            const index_type* col_idx, const T* values, T* out);
+
 template <class Exec, class T>
 size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_ptr,
                       const index_type* col_idx, const T* values, bool sorted, T alpha,

@@ -101,6 +101,28 @@ bool row_strength(const Exec& exec, size_type rows, const offset_type* row_ptr,
 }
 
 template <class Exec, class T>
+size_type transposed_values(const Exec& exec, size_type rows, const offset_type* row_ptr,
+                            const index_type* col_idx, const T* values, T* out) {
+  return transform_reduce(
+      exec, rows, size_type{0},
+      [=] STRATA_HD(size_type i) -> size_type {
+        size_type bad = 0;
+        for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+          if (k > row_ptr[i] && col_idx[k] <= col_idx[k - 1]) ++bad;
+          const offset_type t =
+              detail::find_in_row(row_ptr, col_idx, true, col_idx[k], static_cast<index_type>(i));
+          if (t < 0) {
+            ++bad;
+          } else {
+            out[k] = values[t];
+          }
+        }
+        return bad;
+      },
+      ops::Plus{});
+}
+
+template <class Exec, class T>
 size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_ptr,
                       const index_type* col_idx, const T* values, bool sorted, T alpha,
                       const T* sign, const T* strongest, std::uint8_t* strong, offset_type* count,
