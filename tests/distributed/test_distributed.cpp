@@ -405,6 +405,49 @@ TEST(DistributedSpmv, UnevenPartitionWithAnEmptyProcess) {
   expect_same_vector(y, y_serial);
 }
 
+/// One Jacobi sweep x = x0 + d .* (b - A x0) through the matrix (the
+/// diagonal block fused, the boundary rows after the halo) equals the
+/// serial sweep, on an uneven partition with an empty process, and x0 = x
+/// is refused.
+TEST(DistributedSpmv, JacobiSweepEqualsTheSerialOne) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const RowPartition part = uneven(comm, 7 * 6 * 5);
+  const auto A = std::make_shared<const DistributedCsrMatrix<double>>(
+      gallery::poisson3d(part, host, 7, 6, 5));
+  const DistributedOperator<double> op(A);
+  const CsrMatrix<double> serial = gallery::poisson3d(host, 7, 6, 5);
+  const size_type n = serial.rows();
+  // d = 1 / (6 + value_at), b = 2 value_at, x0 = value_at.
+  const auto make = [&](auto f, size_type first, size_type count) {
+    std::vector<double> v(static_cast<std::size_t>(count));
+    for (size_type i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = f(first + i);
+    return Vector<double>(Array<double>(host, v));
+  };
+  const auto d_of = [](global_index i) { return 1.0 / (6.0 + value_at(i)); };
+  const auto b_of = [](global_index i) { return 2.0 * value_at(i); };
+  const auto x0_of = [](global_index i) { return value_at(i); };
+  const Vector<double> d = make(d_of, part.begin(), part.local_size());
+  const Vector<double> b = make(b_of, part.begin(), part.local_size());
+  const Vector<double> x0 = make(x0_of, part.begin(), part.local_size());
+  Vector<double> x(host, part.local_size());
+  op.jacobi_sweep(d, b, x0, x);
+  const Vector<double> sd = make(d_of, 0, n), sb = make(b_of, 0, n), sx0 = make(x0_of, 0, n);
+  Vector<double> sx(host, n);
+  CsrOperator<double>(std::make_shared<const CsrMatrix<double>>(serial.clone()))
+      .jacobi_sweep(sd, sb, sx0, sx);
+  const std::vector<double> got = x.to_vector(), want = sx.to_vector();
+  for (size_type i = 0; i < part.local_size(); ++i) {
+    EXPECT_NEAR(got[static_cast<std::size_t>(i)],
+                want[static_cast<std::size_t>(part.begin() + i)], 1e-13)
+        << "row " << part.begin() + i;
+  }
+  if (part.local_size() > 0) {  // checked before any message, so no process waits
+    Vector<double> same = x0.clone();
+    EXPECT_THROW(op.jacobi_sweep(d, b, same, same), invalid_argument);
+  }
+}
+
 TEST(DistributedSpmv, ScatteredFromRankZeroEqualsGenerated) {
   const Communicator comm = world();
   const Executor host = Executor::host();

@@ -150,6 +150,15 @@ class DistributedCsrMatrix {
   /// operands of the same kind (as a solver does), or abort on an error.
   void apply(T alpha, const Vector<T>& x, T beta, const Vector<T>& z, Vector<T>& y) const;
 
+  /// Collective. One Jacobi sweep x = x0 + d .* (b - A x0) on this
+  /// process's blocks (d, b, x0, x of local_rows() entries; x0 and x in
+  /// separate storage; the checks of apply()): the diagonal block's part in
+  /// one pass over it (the serial CSR kernel) while the halo is in flight,
+  /// then the boundary rows' off-diagonal part. The general residual,
+  /// scale and add took three passes over the vectors.
+  void jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
+                    Vector<T>& x) const;
+
  private:
   DistributedCsrMatrix(RowPartition rows, RowPartition cols, CsrMatrix<T> diag, CsrMatrix<T> offd,
                        Array<global_index> column_map, std::shared_ptr<const HaloPlan> plan,

@@ -63,6 +63,11 @@ class DistributedOperator final : public LevelOperator<T> {
   /// process returns the first such row as a global index, so that all of
   /// them throw together in the smoother that asked.
   size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
+  /// In one pass over each block (DistributedCsrMatrix::jacobi_sweep).
+  void jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
+                    Vector<T>& x) const override {
+    A_->jacobi_sweep(d, b, x0, x);
+  }
 
   bool distributed() const override { return true; }
   size_type global_rows() const override { return A_->global_rows(); }

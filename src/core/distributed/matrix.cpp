@@ -12,6 +12,7 @@
 #include "core/distributed/overlap.hpp"
 #include "core/distributed/split.hpp"
 #include "kernels/distributed/distributed_kernels.hpp"
+#include "kernels/matrix/csr_kernels.hpp"
 #include "strata/core/primitives.hpp"
 
 namespace strata {
@@ -221,6 +222,39 @@ void DistributedCsrMatrix<T>::apply(T alpha, const Vector<T>& x, T beta, const V
                                                  offd_.row_ptr().data(), offd_.col_idx().data(),
                                                  offd_.values().data(), alpha, ghosts.data(),
                                                  y.data());
+        });
+      });
+}
+
+template <class T>
+void DistributedCsrMatrix<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& b,
+                                           const Vector<T>& x0, Vector<T>& x) const {
+  const char* who = "DistributedCsrMatrix::jacobi_sweep";
+  detail::check_product_operands(who, executor(), local_rows(), local_cols(), x0, b, x);
+  check_location(executor(), d.executor(), "d", who);
+  if (d.size() != local_rows() || local_rows() != local_cols()) {
+    throw dimension_mismatch(std::string(who) + ": this process's block of A is " +
+                             std::to_string(local_rows()) + " x " + std::to_string(local_cols()) +
+                             " and d has " + std::to_string(d.size()) +
+                             " entries; expected a square block and d of local_rows() entries");
+  }
+  detail::overlapped_product(
+      *plan_, *exchange_, x0,
+      [&] {
+        executor().visit([&](const auto& e) {
+          kernels::csr::jacobi_sweep(e, diag_.rows(), diag_.nnz(), diag_.max_row_nnz(),
+                                     diag_.row_ptr().data(), diag_.col_idx().data(),
+                                     diag_.values().data(), d.data(), b.data(), x0.data(),
+                                     x.data());
+        });
+      },
+      [&](const Vector<T>& ghosts) {
+        if (offd_rows_.size() == 0) return;
+        executor().visit([&](const auto& e) {
+          kernels::distributed::jacobi_listed_rows(e, offd_rows_.size(), offd_rows_.data(),
+                                                   offd_.row_ptr().data(), offd_.col_idx().data(),
+                                                   offd_.values().data(), d.data(), ghosts.data(),
+                                                   x.data());
         });
       });
 }

@@ -176,6 +176,13 @@ void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
 template <class Exec>
 size_type split_nodes(const Exec& exec, size_type count, const std::int64_t* ids, int m);
 
+/// x[rows[k]] -= d[rows[k]] (row rows[k] of the CSR block) ghosts, for
+/// k < count: the off-diagonal block's part of a Jacobi sweep.
+template <class Exec, class T>
+void jacobi_listed_rows(const Exec& exec, size_type count, const index_type* rows,
+                        const offset_type* ptr, const index_type* cols, const T* values,
+                        const T* d, const T* ghosts, T* x);
+
 /// Global column ids into a compact local numbering: an owned id (in
 /// [own_begin, own_begin + own_count)) as id - own_begin, another as
 /// own_count + its position in the sorted, distinct foreign[0..foreign_size).

@@ -204,6 +204,18 @@ size_type split_nodes(const Exec& exec, size_type count, const std::int64_t* ids
       ops::Plus{});
 }
 
+template <class Exec, class T>
+void jacobi_listed_rows(const Exec& exec, size_type count, const index_type* rows,
+                        const offset_type* ptr, const index_type* cols, const T* values,
+                        const T* d, const T* ghosts, T* x) {
+  parallel_for(exec, count, [=] STRATA_HD(size_type k) {
+    const index_type i = rows[k];
+    T sum{0};
+    for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * ghosts[cols[e]];
+    x[i] -= d[i] * sum;
+  });
+}
+
 template <class Exec>
 void compact_columns(const Exec& exec, size_type n, const std::int64_t* ids, std::int64_t own_begin,
                      std::int64_t own_count, const std::int64_t* foreign, size_type foreign_size,
