@@ -406,10 +406,10 @@ TEST(DistributedSpmv, UnevenPartitionWithAnEmptyProcess) {
 }
 
 /// One Jacobi sweep x = x0 + d .* (b - A x0) through the matrix (the
-/// diagonal block fused, the boundary rows after the halo) equals the
-/// serial sweep, on an uneven partition with an empty process, and x0 = x
-/// is refused.
-TEST(DistributedSpmv, JacobiSweepEqualsTheSerialOne) {
+/// diagonal block fused, the boundary rows after the halo) and the fused
+/// y = A x with x^T y equal the serial ones, on an uneven partition with an
+/// empty process, and x0 = x is refused.
+TEST(DistributedSpmv, JacobiSweepAndApplyDotEqualTheSerialOnes) {
   const Communicator comm = world();
   const Executor host = Executor::host();
   const RowPartition part = uneven(comm, 7 * 6 * 5);
@@ -441,6 +441,19 @@ TEST(DistributedSpmv, JacobiSweepEqualsTheSerialOne) {
     EXPECT_NEAR(got[static_cast<std::size_t>(i)],
                 want[static_cast<std::size_t>(part.begin() + i)], 1e-13)
         << "row " << part.begin() + i;
+  }
+  // apply_dot: y = A x0 and this process's part of x0^T y, summed over
+  // the processes, against the serial product.
+  Vector<double> y(host, part.local_size());
+  double local = op.apply_dot(x0, y), total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  Vector<double> sy(host, n);
+  const double serial_dot = spmv_dot(serial, sx0, sy);
+  EXPECT_NEAR(total, serial_dot, 1e-12 * std::abs(serial_dot));
+  const std::vector<double> got_y = y.to_vector(), want_y = sy.to_vector();
+  for (size_type i = 0; i < part.local_size(); ++i) {
+    EXPECT_NEAR(got_y[static_cast<std::size_t>(i)],
+                want_y[static_cast<std::size_t>(part.begin() + i)], 1e-13);
   }
   if (part.local_size() > 0) {  // checked before any message, so no process waits
     Vector<double> same = x0.clone();

@@ -159,6 +159,12 @@ class DistributedCsrMatrix {
   void jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
                     Vector<T>& x) const;
 
+  /// Collective. y = A x on this process's blocks and this process's part
+  /// of x^T y (a square block; the checks of apply()), the diagonal
+  /// block's product and its dot in one pass (CG's p^T A p on every
+  /// iteration, the K-cycle's on every coarse visit).
+  T apply_dot(const Vector<T>& x, Vector<T>& y) const;
+
  private:
   DistributedCsrMatrix(RowPartition rows, RowPartition cols, CsrMatrix<T> diag, CsrMatrix<T> offd,
                        Array<global_index> column_map, std::shared_ptr<const HaloPlan> plan,

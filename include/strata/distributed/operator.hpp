@@ -63,6 +63,8 @@ class DistributedOperator final : public LevelOperator<T> {
   /// process returns the first such row as a global index, so that all of
   /// them throw together in the smoother that asked.
   size_type scaling(DiagonalScaling kind, Vector<T>& d) const override;
+  /// The diagonal block's product and dot fused (DistributedCsrMatrix::apply_dot).
+  T apply_dot(const Vector<T>& x, Vector<T>& y) const override { return A_->apply_dot(x, y); }
   /// In one pass over each block (DistributedCsrMatrix::jacobi_sweep).
   void jacobi_sweep(const Vector<T>& d, const Vector<T>& b, const Vector<T>& x0,
                     Vector<T>& x) const override {

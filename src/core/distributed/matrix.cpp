@@ -260,6 +260,30 @@ void DistributedCsrMatrix<T>::jacobi_sweep(const Vector<T>& d, const Vector<T>& 
 }
 
 template <class T>
+T DistributedCsrMatrix<T>::apply_dot(const Vector<T>& x, Vector<T>& y) const {
+  const char* who = "DistributedCsrMatrix::apply_dot";
+  detail::check_product_operands(who, executor(), local_rows(), local_cols(), x, y, y);
+  if (row_partition() != col_partition()) {
+    throw dimension_mismatch(std::string(who) +
+                             ": needs a square operator whose columns are split like its rows; A "
+                             "is " + std::to_string(global_rows()) + " x " +
+                             std::to_string(global_cols()));
+  }
+  T local{0};
+  detail::overlapped_product(
+      *plan_, *exchange_, x, [&] { local = spmv_dot(diag_, x, y); },
+      [&](const Vector<T>& ghosts) {
+        if (offd_rows_.size() == 0) return;
+        local += executor().visit([&](const auto& e) {
+          return kernels::distributed::spmv_listed_rows_dot(
+              e, offd_rows_.size(), offd_rows_.data(), offd_.row_ptr().data(),
+              offd_.col_idx().data(), offd_.values().data(), ghosts.data(), x.data(), y.data());
+        });
+      });
+  return local;
+}
+
+template <class T>
 void spmv(const DistributedCsrMatrix<T>& A, const DistributedVector<T>& x,
           DistributedVector<T>& y) {
   detail::spmv_on_distributed_vectors(A, x, y);

@@ -176,6 +176,14 @@ void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
 template <class Exec>
 size_type split_nodes(const Exec& exec, size_type count, const std::int64_t* ids, int m);
 
+/// spmv_listed_rows with alpha = 1 that also returns the sum over the
+/// listed rows of x[rows[k]] times what row rows[k] added to y: the
+/// boundary rows' part of x^T (A x).
+template <class Exec, class T>
+T spmv_listed_rows_dot(const Exec& exec, size_type count, const index_type* rows,
+                       const offset_type* ptr, const index_type* cols, const T* values,
+                       const T* ghosts, const T* x, T* y);
+
 /// x[rows[k]] -= d[rows[k]] (row rows[k] of the CSR block) ghosts, for
 /// k < count: the off-diagonal block's part of a Jacobi sweep.
 template <class Exec, class T>

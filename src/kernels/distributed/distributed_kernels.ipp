@@ -205,6 +205,22 @@ size_type split_nodes(const Exec& exec, size_type count, const std::int64_t* ids
 }
 
 template <class Exec, class T>
+T spmv_listed_rows_dot(const Exec& exec, size_type count, const index_type* rows,
+                       const offset_type* ptr, const index_type* cols, const T* values,
+                       const T* ghosts, const T* x, T* y) {
+  return transform_reduce(
+      exec, count, T{0},
+      [=] STRATA_HD(size_type k) -> T {
+        const index_type i = rows[k];
+        T sum{0};
+        for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * ghosts[cols[e]];
+        y[i] += sum;
+        return x[i] * sum;
+      },
+      ops::Plus{});
+}
+
+template <class Exec, class T>
 void jacobi_listed_rows(const Exec& exec, size_type count, const index_type* rows,
                         const offset_type* ptr, const index_type* cols, const T* values,
                         const T* d, const T* ghosts, T* x) {
