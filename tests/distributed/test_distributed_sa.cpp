@@ -163,6 +163,47 @@ TEST(DistributedSmoothedAggregation, GeneratedElasticityWithItsRigidBodyModes) {
   }
 }
 
+/// resetup() after the caller scaled A's values in place: every level of
+/// smoothed aggregation is covariant under A -> c A (D^-1 A, hence P, is
+/// unchanged; each coarse operator and the coarsest inverse scale), so one
+/// application of the refreshed hierarchy is the old one over c. On one
+/// process level 0 is a BSR copy of the caller's block, which resetup()
+/// must make again from the new values, not refresh from itself.
+TEST(DistributedSmoothedAggregation, ResetupTakesTheCallersNewValues) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type ne = 6;
+  const size_type rows = 3 * ne * (ne + 1) * (ne + 1);
+  const RowPartition part = RowPartition::uniform_nodes(comm, rows, 3);
+  auto generated = gallery::elasticity3d(part, host, ne, ne, ne);
+  auto matrix = std::make_shared<DistributedCsrMatrix<double>>(std::move(generated.A));
+  const auto A = std::make_shared<const DistributedOperator<double>>(matrix);
+  amg::HierarchyParams h;
+  h.coarse_size = 50;
+  amg::Hierarchy<double> H(
+      A,
+      amg::make_smoothed_aggregation_coarsening<double>({.block_size = 3},
+                                                         std::move(generated.rigid_body_modes)),
+      h, std::make_shared<const DistributedReduction<double>>(comm));
+  const Vector<double> b = block_of(part);
+  Vector<double> before(host, b.size()), after(host, b.size());
+  H.apply(b, before);
+  const double c = 2.5;
+  test::scale_values(*matrix, c);
+  H.resetup();
+  H.apply(b, after);
+  double diff = 0, scale = 0;
+  const std::vector<double> x0 = before.to_vector(), x1 = after.to_vector();
+  for (std::size_t i = 0; i < x0.size(); ++i) {
+    diff = std::max(diff, std::abs(c * x1[i] - x0[i]));
+    scale = std::max(scale, std::abs(x0[i]));
+  }
+  double all[2] = {diff, scale}, most[2] = {0, 0};
+  MPI_Allreduce(all, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_LT(most[0], 1e-9 * most[1]) << "the refreshed hierarchy times " << c
+                                     << " should be the old one";
+}
+
 /// Max |a - b| over the max |a|, of two dense matrices.
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double diff = 0, scale = 0;

@@ -243,6 +243,10 @@ ExtendedPoints extended_points(const Array<global_index>& ghosts,
                                global_index end) {
   const Executor& exec = ghosts.executor();
   const size_type g = ghosts.size(), f = fetched_cols.size();
+  // extended_candidates stands an owned id in for ghosts[0]: fetched rows
+  // come only for ghosts.
+  require(g > 0 || f == 0, "distributed classical interpolation: " + std::to_string(f) +
+                               " fetched entries without ghost rows (internal error)");
   Array<global_index> candidates(exec, g + f);
   exec.visit([&](const auto& e) {
     dk::extended_candidates(e, g, ghosts.data(), f, fetched_cols.data(), begin, end,

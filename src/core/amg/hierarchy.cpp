@@ -96,6 +96,11 @@ struct Hierarchy<T>::Impl {
   double resetup_seconds = 0;
   /// A distributed operator on one process took the serial path (level_zero).
   bool serial_on_one_process = false;
+  /// The operator the caller gave (setup or the last resetup): levels[0].A
+  /// may be a form of it made by level_zero (a BSR copy on the serial path
+  /// of smoothed aggregation), which resetup() must make again from the
+  /// caller's changed values.
+  std::shared_ptr<const LevelOperator<T>> given;
 
   const Executor& exec() const { return levels.front().A->executor(); }
   int last() const { return static_cast<int>(levels.size()) - 1; }
@@ -220,7 +225,14 @@ struct Hierarchy<T>::Impl {
   std::shared_ptr<const LevelOperator<T>> level_zero(std::shared_ptr<const LevelOperator<T>> A) const {
     if (!params.serial_on_one_process) return A;
     const auto* d = dynamic_cast<const DistributedOperator<T>*>(A.get());
-    if (d == nullptr || d->matrix().communicator().size() != 1) return A;
+    if (d == nullptr) {
+      // A scalar operator given to resetup() of a hierarchy that took the
+      // serial path: the form setup gave level 0.
+      return serial_on_one_process && dynamic_cast<const CsrOperator<T>*>(A.get()) != nullptr
+                 ? coarsening->one_process_level_zero(std::move(A))
+                 : A;
+    }
+    if (d->matrix().communicator().size() != 1) return A;
     require(d->matrix().offd().nnz() == 0 && d->matrix().local_cols() == d->matrix().global_cols(),
             "amg::Hierarchy: a distributed operator on one process has entries outside its "
             "diagonal block (internal error)");
@@ -230,6 +242,7 @@ struct Hierarchy<T>::Impl {
   }
 
   void setup(std::shared_ptr<const LevelOperator<T>> A0) {
+    given = A0;
     if (A0->distributed()) {
       A0 = level_zero(std::move(A0));
       if (!A0->distributed()) {
@@ -569,7 +582,7 @@ SolveInfo Hierarchy<T>::solve(const Vector<T>& b, Vector<T>& x, const KrylovPara
 
 template <class T>
 void Hierarchy<T>::resetup() {
-  resetup(impl_->levels.front().A);
+  resetup(impl_->given);
 }
 
 template <class T>
@@ -581,6 +594,7 @@ template <class T>
 void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
   require(A != nullptr, "amg::Hierarchy::resetup: the operator is null");
   Impl& m = *impl_;
+  std::shared_ptr<const LevelOperator<T>> given = A;
   A = m.level_zero(std::move(A));
   const LevelOperator<T>& old = *m.levels.front().A;
   check_location(old.executor(), A->executor(), "A", "the AMG hierarchy");
@@ -599,6 +613,7 @@ void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
         "kept nothing to refresh; build a new hierarchy, or keep the data (the default)");
   }
   const auto start = Clock::now();
+  m.given = std::move(given);
   m.levels.front().A = std::move(A);
   for (int l = 0; l < m.last(); ++l) {
     auto& level = m.levels[l];
