@@ -230,15 +230,19 @@ Array<std::int32_t> pmis(const DistributedCsrMatrix<T>& A, const CsrMatrix<T>& L
 /// non-owned ids that the owned rows and the ghosts' rows reach (the
 /// ghosts, then the points at distance two), and for each the ghost row
 /// that holds its row (-1 for the distance-two points, whose rows are not
-/// needed: only their C/F state and coarse id are). Found on the matrix's
-/// executor: the ghosts' rows reach millions of (repeated) ids on coarse
-/// levels, whose sort on the host took 0.3-0.8 s of a 2-4 GPU setup.
+/// needed: only their C/F state and coarse id are); and the local columns
+/// of E that the ghosts and the fetched rows' entries become (owned points
+/// first, then the extended points). Found on the matrix's executor: the
+/// ghosts' rows reach millions of (repeated) ids on coarse levels, whose
+/// sort on the host took 0.3-0.8 s of a 2-4 GPU setup; the sort's positions
+/// are the local columns, so no search follows it.
 struct ExtendedPoints {
   Array<global_index> ids;
   Array<index_type> source;
+  Array<index_type> ghost_column, fetched_col;
 };
 
-ExtendedPoints extended_points(const Array<global_index>& ghosts,
+ExtendedPoints extended_points(size_type n, const Array<global_index>& ghosts,
                                const Array<global_index>& fetched_cols, global_index begin,
                                global_index end) {
   const Executor& exec = ghosts.executor();
@@ -256,7 +260,12 @@ ExtendedPoints extended_points(const Array<global_index>& ghosts,
   x.ids = Array<global_index>(exec, 0);
   const Array<index_type> position = strata::detail::compress_columns(candidates, x.ids);
   x.source = Array<index_type>(exec, x.ids.size(), index_type{-1});
-  exec.visit([&](const auto& e) { dk::ghost_sources(e, g, position.data(), x.source.data()); });
+  x.ghost_column = Array<index_type>(exec, g);
+  x.fetched_col = Array<index_type>(exec, f);
+  exec.visit([&](const auto& e) {
+    dk::extended_columns(e, n, g, f, position.data(), fetched_cols.data(), begin, end,
+                         x.ghost_column.data(), x.fetched_col.data(), x.source.data());
+  });
   return x;
 }
 
@@ -274,28 +283,22 @@ std::shared_ptr<const HaloPlan> extended_problem(const DistributedCsrMatrix<T>& 
   const Executor& exec = A.executor();
   const size_type n = L.rows();
   const global_index begin = A.row_partition().begin(), end = A.row_partition().end();
-  const size_type ghosts = A.column_map().size();
   std::optional<PartTimer> part(std::in_place, parts, exec, "extended problem: ghost rows");
   const RowBlock<T> fetched = fetch_ghost_rows(A, A.halo_plan());
   part.emplace(parts, exec, "extended problem: points");
-  ExtendedPoints x = extended_points(A.column_map(), fetched.cols, begin, end);
+  ExtendedPoints x = extended_points(n, A.column_map(), fetched.cols, begin, end);
   const auto count = static_cast<size_type>(x.ids.size());
   part.emplace(parts, exec, "extended problem: halo plan");
   auto plan = std::make_shared<const HaloPlan>(A.row_partition(), x.ids.to_vector(), exec);
   part.emplace(parts, exec, "extended problem: rows and strength");
 
-  const Array<global_index> point_ids = std::move(x.ids);
   data.source = std::move(x.source);
-  data.ghost_column = Array<index_type>(exec, ghosts);
-  data.fetched_col = Array<index_type>(exec, fetched.nnz());
+  data.ghost_column = std::move(x.ghost_column);
+  data.fetched_col = std::move(x.fetched_col);
   data.local_nnz = L.nnz();
   const size_type rows = n + count;
   Array<offset_type> ptr(exec, rows + 1);
   exec.visit([&](const auto& e) {
-    dk::localize(e, ghosts, A.column_map().data(), begin, end, point_ids.data(), count,
-                 data.ghost_column.data());
-    dk::localize(e, fetched.nnz(), fetched.cols.data(), begin, end, point_ids.data(), count,
-                 data.fetched_col.data());
     dk::extended_counts(e, n, count, L.row_ptr().data(), fetched.row_ptr.data(), data.source.data(),
                         ptr.data());
   });

@@ -96,11 +96,16 @@ void extended_candidates(const Exec& exec, size_type ghosts, const std::int64_t*
                          size_type fetched, const std::int64_t* fetched_cols,
                          std::int64_t row_begin, std::int64_t row_end, std::int64_t* out);
 
-/// source[position[k]] = k for k < ghosts: each extended point that is a
-/// ghost gets the ghost row holding its row (the others keep -1).
+/// From each candidate's position among the sorted distinct extended
+/// points (extended_candidates, then a sort and unique): for ghost k,
+/// ghost_column[k] = n + position[k] and source[position[k]] = k (the ghost
+/// row holding the point's row; the others keep -1); for fetched entry q,
+/// fetched_col[q] = its owned local column, or n + position[ghosts + q].
 template <class Exec>
-void ghost_sources(const Exec& exec, size_type ghosts, const index_type* position,
-                   index_type* source);
+void extended_columns(const Exec& exec, size_type n, size_type ghosts, size_type fetched,
+                      const index_type* position, const std::int64_t* fetched_cols,
+                      std::int64_t row_begin, std::int64_t row_end, index_type* ghost_column,
+                      index_type* fetched_col, index_type* source);
 
 /// The local column of each global id: g - row_begin when g is owned
 /// (row_begin <= g < row_end), else n + (position of g in the sorted,

@@ -198,10 +198,22 @@ void extended_candidates(const Exec& exec, size_type ghosts, const std::int64_t*
 }
 
 template <class Exec>
-void ghost_sources(const Exec& exec, size_type ghosts, const index_type* position,
-                   index_type* source) {
-  parallel_for(exec, ghosts,
-               [=] STRATA_HD(size_type k) { source[position[k]] = static_cast<index_type>(k); });
+void extended_columns(const Exec& exec, size_type n, size_type ghosts, size_type fetched,
+                      const index_type* position, const std::int64_t* fetched_cols,
+                      std::int64_t row_begin, std::int64_t row_end, index_type* ghost_column,
+                      index_type* fetched_col, index_type* source) {
+  const auto owned = static_cast<index_type>(n);
+  parallel_for(exec, ghosts + fetched, [=] STRATA_HD(size_type k) {
+    if (k < ghosts) {
+      ghost_column[k] = owned + position[k];
+      source[position[k]] = static_cast<index_type>(k);
+    } else {
+      const std::int64_t g = fetched_cols[k - ghosts];
+      fetched_col[k - ghosts] = g >= row_begin && g < row_end
+                                    ? static_cast<index_type>(g - row_begin)
+                                    : owned + position[k];
+    }
+  });
 }
 
 template <class Exec>

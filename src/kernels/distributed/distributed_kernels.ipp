@@ -177,15 +177,23 @@ void list_flagged_rows(const Exec& exec, size_type rows, const offset_type* posi
   });
 }
 
+/// Row i of a CSR block times x, summed in stored order: the boundary
+/// rows' part of the listed-row products below.
+template <class T>
+STRATA_HD T row_product(const offset_type* ptr, const index_type* cols, const T* values,
+                        const T* x, index_type i) {
+  T sum{0};
+  for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * x[cols[e]];
+  return sum;
+}
+
 template <class Exec, class T>
 void spmv_listed_rows(const Exec& exec, size_type count, const index_type* rows,
                       const offset_type* ptr, const index_type* cols, const T* values, T alpha,
                       const T* x, T* y) {
   parallel_for(exec, count, [=] STRATA_HD(size_type k) {
     const index_type i = rows[k];
-    T sum{0};
-    for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * x[cols[e]];
-    y[i] = alpha * sum + y[i];
+    y[i] = alpha * row_product(ptr, cols, values, x, i) + y[i];
   });
 }
 
@@ -212,8 +220,7 @@ T spmv_listed_rows_dot(const Exec& exec, size_type count, const index_type* rows
       exec, count, T{0},
       [=] STRATA_HD(size_type k) -> T {
         const index_type i = rows[k];
-        T sum{0};
-        for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * ghosts[cols[e]];
+        const T sum = row_product(ptr, cols, values, ghosts, i);
         y[i] += sum;
         return x[i] * sum;
       },
@@ -226,9 +233,7 @@ void jacobi_listed_rows(const Exec& exec, size_type count, const index_type* row
                         const T* d, const T* ghosts, T* x) {
   parallel_for(exec, count, [=] STRATA_HD(size_type k) {
     const index_type i = rows[k];
-    T sum{0};
-    for (offset_type e = ptr[i]; e < ptr[i + 1]; ++e) sum += values[e] * ghosts[cols[e]];
-    x[i] -= d[i] * sum;
+    x[i] -= d[i] * row_product(ptr, cols, values, ghosts, i);
   });
 }
 
