@@ -120,11 +120,15 @@ CsrMatrix<double> tridiagonal(const Executor& e, size_type n, double lower,
 }
 
 TEST_P(AmgFramework, CoarseSolveInvertsEveryKindOfMatrix) {
-  // One level: the hierarchy is the coarse solver. On the GPU a symmetric
-  // positive definite matrix takes Cholesky, the others LU; 1500 rows is
-  // more than one block of the dense mat-vec.
-  for (size_type n : {size_type{1}, size_type{200}, size_type{1500}}) {
-    std::vector<double> two(n, 2.0), alternating(n);
+  // One level: the hierarchy is the coarse solver (Gauss-Jordan with
+  // partial pivoting on both backends). 1500 rows is more than one block of
+  // the dense mat-vec and more than one column per CUDA block of the
+  // elimination; on the GPU, 2000 rows are more than its blocks hold in
+  // shared memory (the path over global memory).
+  std::vector<size_type> sizes{1, 200, 1500};
+  if (exec().is_cuda()) sizes.push_back(2000);
+  for (size_type n : sizes) {
+    std::vector<double> two(n, 2.0), alternating(n), tiny(n, 1e-3);
     for (size_type i = 0; i < n; ++i) alternating[i] = i % 2 ? -3.0 : 2.5;
     const struct {
       const char* name;
@@ -133,6 +137,8 @@ TEST_P(AmgFramework, CoarseSolveInvertsEveryKindOfMatrix) {
         {"SPD", tridiagonal(exec(), n, -1.0, two, -1.0)},
         {"nonsymmetric", tridiagonal(exec(), n, -1.3, two, -0.7)},
         {"symmetric indefinite", tridiagonal(exec(), n, -1.0, alternating, -1.0)},
+        // |a_kk| < |a_k+1,k| at every step: each step swaps rows.
+        {"row exchanges", tridiagonal(exec(), n, -1.0, tiny, 1.0)},
     };
     for (const auto& c : cases) {
       amg::Hierarchy<double> H(test::shared(c.A), linear1d(), {.max_levels = 1});

@@ -15,13 +15,14 @@ template <class Exec, class T>
 void csr_to_dense(const Exec& exec, size_type n, const offset_type* row_ptr,
                   const index_type* col_idx, const T* values, T* dense);
 
-/// Replaces the column-major n x n `dense` by its inverse (LU with partial
-/// pivoting; the CUDA backend first tries Cholesky when the matrix is
-/// symmetric to rounding, which makes the inverse of the usual SPD coarse
-/// matrix twice as fast, and falls back to LU when it is not positive
-/// definite). Returns -1, or the elimination step at which the largest
-/// remaining pivot was zero or below `singular_tolerance` times the largest
-/// entry of the matrix (the matrix is singular to working precision).
+/// Replaces the column-major n x n `dense` by its inverse: Gauss-Jordan
+/// elimination with partial pivoting (the largest |a_ik| of the column, the
+/// first row among equals) on both backends, the same pivots and steps.
+/// Returns -1, or the elimination step at which the largest remaining pivot
+/// was zero or below `singular_tolerance` times the largest entry of the
+/// matrix (the matrix is singular to working precision; `dense` is then
+/// partly eliminated). The CUDA backend holds a column in shared memory:
+/// a few thousand rows at most (an invalid_argument beyond that).
 template <class Exec, class T>
 size_type dense_invert(const Exec& exec, size_type n, T* dense, T singular_tolerance);
 

@@ -1,85 +1,194 @@
-// CUDA coarse-level kernels: the inverse by cuSOLVER (Cholesky for a
-// symmetric positive definite matrix, else LU, then triangular solves
-// against the identity), all on the device, and a dense mat-vec shaped for
-// a few thousand rows.
+// CUDA coarse-level kernels: the inverse by Gauss-Jordan elimination with
+// partial pivoting in one cooperative kernel (the host backend's algorithm,
+// same pivots, same steps), and a dense mat-vec shaped for a few thousand
+// rows.
+//
+// Why not cuSOLVER (potrf/potrs, getrf/getrs), which this file used before:
+// its first call in a process loads cuSOLVER's and cuBLAS's kernels, 0.05 to
+// 0.11 s on an H100, which was most of the difference between the first
+// setup of a process and the next (issue 22: a user running `strata solve`
+// once sees only the first). The coarsest level has at most a few thousand
+// rows, where a factorization is a chain of n dependent steps either way.
 
-#include <cusolverDn.h>
+#include <cooperative_groups.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/cuda/base/parallel.cuh"
 #include "kernels/amg/coarse_solve_kernels.ipp"
 
 namespace strata::kernels::amg {
 
-namespace detail {
-void set_identity(const CudaExec& exec, size_type n, double* b) {
-  parallel_for(exec, n * n, [=] __device__(size_type k) { b[k] = (k % (n + 1) == 0) ? 1.0 : 0.0; });
-}
-}  // namespace detail
-
 namespace {
-void check_cusolver(cusolverStatus_t status, const char* call) {
-  if (status != CUSOLVER_STATUS_SUCCESS) {
-    throw cuda_error(std::string("cuSOLVER call ") + call + " failed with status " +
-                     std::to_string(static_cast<int>(status)));
+
+namespace cg = cooperative_groups;
+
+constexpr int gj_threads = 512;
+constexpr int gj_warps = gj_threads / 32;
+
+/// The larger of two pivot candidates (|value|, row): the larger magnitude,
+/// the smaller row among equals, as the host's first-largest scan picks.
+__device__ inline void keep_larger(double& value, index_type& row, double other_value,
+                                   index_type other_row) {
+  if (other_value > value || (other_value == value && other_row < row)) {
+    value = other_value;
+    row = other_row;
   }
 }
-#define STRATA_CUSOLVER_CHECK(call) check_cusolver((call), #call)
 
-/// The first k in [0, n) with |d_k| <= threshold, d_k = diag[k * (n + 1)]
-/// (a pivot or Cholesky diagonal), or -1.
-size_type first_small_diagonal(const CudaExec& exec, size_type n, const double* diag,
-                               double threshold) {
-  return transform_reduce(
-      exec, n, size_type{-1},
-      [=] __device__(size_type k) -> size_type {
-        const double d = diag[k * (n + 1)];
-        return (d < 0 ? -d : d) <= threshold ? k : size_type{-1};
-      },
-      [] __device__(size_type x, size_type y) -> size_type {
-        return x < 0 ? y : (y < 0 ? x : (x < y ? x : y));
-      });
-}
+/// Elimination steps per grid-wide barrier (the panel's width).
+constexpr int gj_panel = 8;
 
-int read_info(const CudaExec& exec, const int* info) {
-  int host = 0;
-  STRATA_CUDA_CHECK(cudaMemcpyAsync(&host, info, sizeof(int), cudaMemcpyDeviceToHost,
-                                    cuda_detail::stream_of(exec)));
-  STRATA_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream_of(exec)));
-  return host;
-}
-
-/// Cholesky of a copy of the (numerically) symmetric `a`, read from its lower
-/// triangle, then A^-1 into `a` by solving against the identity (potrs: two
-/// triangular solves with n right-hand sides, faster than potri's
-/// triangular inverse on the H200: 1.0 against 1.6 ms at n = 1048). False
-/// (a untouched) when the matrix is not positive definite or its Cholesky
-/// diagonal is small: the LU path then decides and reports.
-bool cholesky_invert(const CudaExec& exec, cusolverDnHandle_t handle, size_type n, double* a,
-                     double max_entry, double singular_tolerance) {
-  const int m = static_cast<int>(n);
-  cuda_detail::ScratchBuffer copy(exec, sizeof(double) * static_cast<std::size_t>(n * n));
-  cuda_detail::ScratchBuffer info(exec, sizeof(int));
-  double* c = copy.as<double>();
-  STRATA_CUDA_CHECK(cudaMemcpyAsync(c, a, sizeof(double) * n * n, cudaMemcpyDeviceToDevice,
-                                    cuda_detail::stream_of(exec)));
-  int work_size = 0;
-  STRATA_CUSOLVER_CHECK(
-      cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, m, c, m, &work_size));
-  cuda_detail::ScratchBuffer work(exec, sizeof(double) * static_cast<std::size_t>(work_size));
-  STRATA_CUSOLVER_CHECK(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, m, c, m,
-                                         work.as<double>(), work_size, info.as<int>()));
-  if (read_info(exec, info.as<int>()) != 0) return false;
-  // l_kk^2 plays the part of an LU pivot.
-  if (first_small_diagonal(exec, n, c, std::sqrt(singular_tolerance * max_entry)) >= 0) {
-    return false;
+/// Gauss-Jordan inversion of the column-major n x n `a` in place, gj_panel
+/// elimination steps per grid-wide barrier. CUDA block b owns the columns
+/// [b cpb, (b + 1) cpb); with Resident they stay in its shared memory from
+/// the first step to the last, else they are updated where they are.
+///
+/// Step k (rows k and p swapped, row k scaled by 1 / a_pk, column k
+/// eliminated from every other row; column k itself becomes the inverse's,
+/// the in-place form with a_kk set to 1 before the scaling) needs, for any
+/// column, only p, 1 / a_pk and column k as steps < k left it, rows k and p
+/// swapped (the factors). For the steps k0 ... k0 + 7 of a panel every block
+/// reads columns k0 ... k0 + 7 as step k0 - 1 left them (their owners wrote
+/// them to panels[(k0 / 8) % 2] before the barrier) and runs the eight
+/// steps on them alone, which gives it the pivots and factors (the same in
+/// every block: the same data and order), then applies the eight steps to
+/// its own columns. The row swaps are undone on the columns afterwards (by
+/// the caller). A pivot of magnitude <= threshold stops every block at the
+/// same step, which goes to *singular_step.
+template <bool Resident>
+__global__ void __launch_bounds__(gj_threads)
+    gauss_jordan_kernel(index_type n, index_type cpb, double* __restrict__ a,
+                        double* __restrict__ panels, index_type* __restrict__ pivots,
+                        index_type* __restrict__ singular_step, double threshold) {
+  const cg::grid_group grid = cg::this_grid();
+  extern __shared__ double shared[];
+  double* const panel = shared;                  // gj_panel columns of n
+  double* const row_k = panel + gj_panel * n;    // rows k and p of the owned columns
+  double* const row_p = row_k + cpb;
+  __shared__ double warp_value[gj_warps];
+  __shared__ index_type warp_row[gj_warps];
+  __shared__ double snap_k[gj_panel], snap_p[gj_panel], step_inv[gj_panel];
+  __shared__ index_type step_row[gj_panel];
+  const int tid = static_cast<int>(threadIdx.x);
+  const index_type j0 = static_cast<index_type>(blockIdx.x) * cpb;
+  const index_type width = n - j0 < cpb ? n - j0 : cpb;
+  double* const global_own = a + static_cast<size_type>(j0) * n;
+  double* const own = Resident ? row_p + cpb : global_own;  // column jj at own + jj n
+  if constexpr (Resident) {
+    for (index_type e = tid; e < width * n; e += gj_threads) own[e] = global_own[e];
+    __syncthreads();  // publish() reads what other threads loaded
   }
-  detail::set_identity(exec, n, a);
-  STRATA_CUSOLVER_CHECK(
-      cusolverDnDpotrs(handle, CUBLAS_FILL_MODE_LOWER, m, m, c, m, a, m, info.as<int>()));
-  return true;
+  // Publishes the owned columns among [first, first + gj_panel) to `to`.
+  const auto publish = [&](index_type first, double* to) {
+    const index_type lo = first > j0 ? first : j0;
+    const index_type hi_own = j0 + width, hi_panel = first + gj_panel;
+    const index_type hi = hi_own < hi_panel ? hi_own : hi_panel;
+    for (index_type j = lo; j < hi; ++j) {
+      const double* from = own + static_cast<size_type>(j - j0) * n;
+      double* dst = to + static_cast<size_type>(j - first) * n;
+      for (index_type i = tid; i < n; i += gj_threads) dst[i] = from[i];
+    }
+  };
+  publish(0, panels);
+  grid.sync();
+  for (index_type k0 = 0, m = 0; k0 < n; k0 += gj_panel, ++m) {
+    const index_type steps = n - k0 < gj_panel ? n - k0 : gj_panel;
+    const double* from = panels + static_cast<size_type>(m & 1) * gj_panel * n;
+    for (index_type e = tid; e < steps * n; e += gj_threads) panel[e] = from[e];
+    __syncthreads();
+    // The panel's steps on the panel alone: pivots and factors.
+    for (index_type s = 0; s < steps; ++s) {
+      const index_type k = k0 + s;
+      double* const col = panel + static_cast<size_type>(s) * n;
+      double best = -1;
+      index_type best_row = n;
+      for (index_type i = k + tid; i < n; i += gj_threads) keep_larger(best, best_row, fabs(col[i]), i);
+      for (int d = 16; d > 0; d /= 2) {
+        keep_larger(best, best_row, __shfl_down_sync(0xffffffffu, best, d),
+                    __shfl_down_sync(0xffffffffu, best_row, d));
+      }
+      if (tid % 32 == 0) {
+        warp_value[tid / 32] = best;
+        warp_row[tid / 32] = best_row;
+      }
+      __syncthreads();
+      best = warp_value[0];
+      best_row = warp_row[0];
+      for (int w = 1; w < gj_warps; ++w) keep_larger(best, best_row, warp_value[w], warp_row[w]);
+      const index_type p = best_row;
+      if (!(best > threshold)) {  // every block stops here: the same data gives the same pivot
+        if (blockIdx.x == 0 && tid == 0) *singular_step = k;
+        return;
+      }
+      const index_type later = steps - 1 - s;  // panel columns after s
+      if (tid < later) {
+        const double* c = col + static_cast<size_type>(tid + 1) * n;
+        snap_k[tid] = c[k];
+        snap_p[tid] = c[p];
+      }
+      __syncthreads();
+      if (tid == 0) {
+        // col becomes the factors: rows k and p swapped.
+        const double pivot = col[p];
+        col[p] = col[k];
+        col[k] = pivot;
+        step_row[s] = p;
+        step_inv[s] = 1.0 / pivot;
+        if (blockIdx.x == 0) pivots[k] = p;
+      }
+      __syncthreads();
+      const double inv = step_inv[s];
+      for (index_type e = tid; e < later * n; e += gj_threads) {
+        const index_type t = e / n, i = e - t * n;
+        double* const c = col + static_cast<size_type>(t + 1) * n;
+        const double r_k = snap_p[t] * inv;
+        c[i] = i == k ? r_k : (i == p ? snap_k[t] : c[i]) - col[i] * r_k;
+      }
+      __syncthreads();
+    }
+    // The same steps on the owned columns.
+    for (index_type s = 0; s < steps; ++s) {
+      const index_type k = k0 + s, p = step_row[s];
+      const double inv = step_inv[s];
+      const double* const f = panel + static_cast<size_type>(s) * n;
+      for (index_type jj = tid; jj < width; jj += gj_threads) {
+        row_k[jj] = own[static_cast<size_type>(jj) * n + k];
+        row_p[jj] = own[static_cast<size_type>(jj) * n + p];
+      }
+      __syncthreads();
+      for (index_type jj = 0; jj < width; ++jj) {
+        double* const col_j = own + static_cast<size_type>(jj) * n;
+        const bool pivot_column = j0 + jj == k;
+        const double r_k = (pivot_column ? 1.0 : row_p[jj]) * inv;
+        for (index_type i = tid; i < n; i += gj_threads) {
+          const double a_ij = pivot_column ? 0.0 : (i == p ? row_k[jj] : col_j[i]);
+          col_j[i] = i == k ? r_k : a_ij - f[i] * r_k;
+        }
+      }
+      __syncthreads();
+    }
+    if (k0 + gj_panel < n) publish(k0 + gj_panel, panels + static_cast<size_type>((m + 1) & 1) * gj_panel * n);
+    grid.sync();
+  }
+  if constexpr (Resident) {
+    for (index_type e = tid; e < width * n; e += gj_threads) global_own[e] = own[e];
+  }
+}
+
+/// out(:, j) = a(:, source[j]).
+__global__ void gather_columns_kernel(index_type n, const double* __restrict__ a,
+                                      const index_type* __restrict__ source,
+                                      double* __restrict__ out) {
+  const size_type k = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= static_cast<size_type>(n) * n) return;
+  const size_type j = k / n, i = k - j * n;
+  out[k] = a[static_cast<size_type>(source[j]) * n + i];
 }
 
 constexpr int matvec_rows = 32;  // rows per block: one per lane
@@ -114,43 +223,82 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   if (n == 0) return -1;
   cuda_detail::activate(exec);
   cudaStream_t stream = cuda_detail::stream_of(exec);
+  // One block per multiprocessor, each owning cpb consecutive columns: the
+  // grid barrier costs more with more blocks, and a step's work per block
+  // (cpb columns of n rows) is small either way.
+  const int sms = std::max(exec.context().multiprocessors, 1);
+  const index_type cpb = static_cast<index_type>((n + sms - 1) / sms);
+  const auto grid = static_cast<unsigned>((n + cpb - 1) / cpb);
+  // The owned columns stay in shared memory where they fit beside the
+  // panel (up to about 1,200 rows on an H100), else in global memory.
+  int shared_limit = 0;
+  STRATA_CUDA_CHECK(
+      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device()));
+  const std::size_t static_bytes = 2 * (gj_warps + 4 * gj_panel) * sizeof(double);
+  const std::size_t base_bytes = sizeof(double) * static_cast<std::size_t>(gj_panel * n + 2 * cpb);
+  const std::size_t resident_bytes = base_bytes + sizeof(double) * static_cast<std::size_t>(cpb * n);
+  const bool resident = resident_bytes + static_bytes <= static_cast<std::size_t>(shared_limit);
+  const std::size_t shared_bytes = resident ? resident_bytes : base_bytes;
+  if (shared_bytes + static_bytes > static_cast<std::size_t>(shared_limit)) {
+    throw invalid_argument("dense_invert: n = " + std::to_string(n) +
+                           " rows do not fit the Gauss-Jordan kernel's panel in " +
+                           std::to_string(shared_limit) +
+                           " bytes of shared memory; expected at most a few thousand rows");
+  }
+  auto* kernel = resident ? &gauss_jordan_kernel<true> : &gauss_jordan_kernel<false>;
+  STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes)));
+  int resident_blocks = 0;
+  STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, kernel,
+                                                                  gj_threads, shared_bytes));
+  if (static_cast<long long>(resident_blocks) * sms < grid) {
+    throw cuda_error("dense_invert: " + std::to_string(grid) +
+                     " blocks of the cooperative Gauss-Jordan kernel cannot all be resident on cuda:" +
+                     std::to_string(exec.device()));
+  }
   const double max_entry = transform_reduce(
       exec, n * n, 0.0, [=] __device__(size_type k) { return a[k] < 0 ? -a[k] : a[k]; },
       ops::Max{});
-  cusolverDnHandle_t handle = exec.context().cusolver();
-  // A Galerkin product sums a_IJ and a_JI in different orders, so a
-  // symmetric coarse matrix is symmetric only to rounding: within 1e-12 of
-  // its largest entry it takes Cholesky on its lower triangle (an inverse
-  // exact to that relative accuracy), otherwise LU.
-  const double asymmetry = transform_reduce(
-      exec, n * n, 0.0,
-      [=] __device__(size_type k) {
-        const size_type i = k % n, j = k / n;
-        const double d = a[k] - a[i * n + j];
-        return d < 0 ? -d : d;
-      },
-      ops::Max{});
-  if (asymmetry <= 1e-12 * max_entry &&
-      cholesky_invert(exec, handle, n, a, max_entry, singular_tolerance)) {
-    return -1;
+  cuda_detail::ScratchBuffer next_column(
+      exec, sizeof(double) * static_cast<std::size_t>(2 * gj_panel * n));
+  cuda_detail::ScratchBuffer pivots(exec, sizeof(index_type) * static_cast<std::size_t>(n + 1));
+  index_type* singular_step = pivots.as<index_type>() + n;
+  STRATA_CUDA_CHECK(cudaMemsetAsync(singular_step, 0xff, sizeof(index_type), stream));  // -1
+  index_type rows = static_cast<index_type>(n), columns_per_block = cpb;
+  double* values = a;
+  double* next = next_column.as<double>();
+  index_type* pivot_rows = pivots.as<index_type>();
+  double threshold = singular_tolerance * max_entry;
+  void* args[] = {&rows, &columns_per_block, &values, &next, &pivot_rows, &singular_step, &threshold};
+  STRATA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
+                                                gj_threads, args, shared_bytes, stream));
+  std::vector<index_type> pivot(static_cast<std::size_t>(n + 1));
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(pivot.data(), pivot_rows, sizeof(index_type) * (n + 1),
+                                    cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (pivot[n] >= 0) return pivot[n];
+  // Undo the row swaps as column swaps, last first: column j of the result
+  // is column source[j] of what the elimination left.
+  std::vector<index_type> source(static_cast<std::size_t>(n));
+  std::iota(source.begin(), source.end(), index_type{0});
+  bool swapped = false;
+  for (size_type k = n - 1; k >= 0; --k) {
+    if (pivot[k] != k) {
+      std::swap(source[k], source[pivot[k]]);
+      swapped = true;
+    }
   }
-
-  int work_size = 0;
-  const int m = static_cast<int>(n);
-  STRATA_CUSOLVER_CHECK(cusolverDnDgetrf_bufferSize(handle, m, m, a, m, &work_size));
-  cuda_detail::ScratchBuffer work(exec, sizeof(double) * static_cast<std::size_t>(work_size));
-  cuda_detail::ScratchBuffer pivots(exec, sizeof(int) * static_cast<std::size_t>(n));
-  cuda_detail::ScratchBuffer info(exec, sizeof(int));
-  cuda_detail::ScratchBuffer identity(exec, sizeof(double) * static_cast<std::size_t>(n * n));
-  STRATA_CUSOLVER_CHECK(cusolverDnDgetrf(handle, m, m, a, m, work.as<double>(), pivots.as<int>(),
-                                         info.as<int>()));
-  // Smallest |u_kk|: singular to working precision when below the tolerance.
-  const size_type smallest = first_small_diagonal(exec, n, a, singular_tolerance * max_entry);
-  if (smallest >= 0) return smallest;
-  detail::set_identity(exec, n, identity.as<double>());
-  STRATA_CUSOLVER_CHECK(cusolverDnDgetrs(handle, CUBLAS_OP_N, m, m, a, m, pivots.as<int>(),
-                                         identity.as<double>(), m, info.as<int>()));
-  STRATA_CUDA_CHECK(cudaMemcpyAsync(a, identity.data(), sizeof(double) * n * n,
+  if (!swapped) return -1;
+  cuda_detail::ScratchBuffer order(exec, sizeof(index_type) * static_cast<std::size_t>(n));
+  cuda_detail::ScratchBuffer result(exec, sizeof(double) * static_cast<std::size_t>(n * n));
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(order.data(), source.data(), sizeof(index_type) * n,
+                                    cudaMemcpyHostToDevice, stream));
+  constexpr int threads = 256;
+  gather_columns_kernel<<<static_cast<unsigned>((n * n + threads - 1) / threads), threads, 0,
+                          stream>>>(static_cast<index_type>(n), a, order.as<index_type>(),
+                                    result.as<double>());
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(a, result.data(), sizeof(double) * n * n,
                                     cudaMemcpyDeviceToDevice, stream));
   STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
   return -1;

@@ -2,7 +2,6 @@
 // The per-device state behind CudaExec.
 
 #include <cuda_runtime.h>
-#include <cusolverDn.h>
 #include <cusparse.h>
 
 #include <mutex>
@@ -19,10 +18,6 @@ struct CudaContext {
 
   /// cuSPARSE handle bound to `stream`, created on first use.
   cusparseHandle_t cusparse();
-  /// cuSOLVER dense handle bound to `stream`, created on first use. Kept
-  /// because creating one costs about a millisecond, as much as factoring
-  /// the coarsest AMG level, and every resetup factors it again.
-  cusolverDnHandle_t cusolver();
 
   int device = 0;
   cudaStream_t stream = nullptr;
@@ -33,7 +28,6 @@ struct CudaContext {
  private:
   std::mutex mutex_;
   cusparseHandle_t cusparse_ = nullptr;
-  cusolverDnHandle_t cusolver_ = nullptr;
 };
 
 }  // namespace strata::detail

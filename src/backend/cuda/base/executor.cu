@@ -144,7 +144,6 @@ CudaContext::CudaContext(int dev) : device(dev) {
 
 CudaContext::~CudaContext() {
   if (cusparse_) cusparseDestroy(cusparse_);
-  if (cusolver_) cusolverDnDestroy(cusolver_);
   if (stream) cudaStreamDestroy(stream);
 }
 
@@ -157,17 +156,6 @@ cusparseHandle_t CudaContext::cusparse() {
     cusparseSetStream(cusparse_, stream);
   }
   return cusparse_;
-}
-
-cusolverDnHandle_t CudaContext::cusolver() {
-  std::lock_guard lock(mutex_);
-  if (!cusolver_) {
-    if (cusolverDnCreate(&cusolver_) != CUSOLVER_STATUS_SUCCESS) {
-      throw cuda_error("cusolverDnCreate failed on cuda:" + std::to_string(device));
-    }
-    cusolverDnSetStream(cusolver_, stream);
-  }
-  return cusolver_;
 }
 
 }  // namespace strata::detail
