@@ -38,6 +38,7 @@
 #include "problem.hpp"
 #include "processes.hpp"
 #include "solve.hpp"
+#include "wall_clock.hpp"
 
 namespace strata::app {
 
@@ -165,11 +166,13 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   const bool root = comm.rank() == 0;
 
   std::optional<Executor> picked;
+  const double device_start_begin = wall_clock::since_start();
   processes::agree([&] {
     picked = rank_executor(o.host, o.device);
     if (root && !o.output.empty()) check_writable(o.output);
   });
   const Executor exec = *picked;
+  const double device_start_seconds = wall_clock::since_start() - device_start_begin;
 
   // A: each process its rows.
   const auto load_start = std::chrono::steady_clock::now();
@@ -387,6 +390,9 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   const std::vector<double> load_per_process = processes::gather(load_seconds);
   const std::vector<double> setup_per_process = processes::gather(setup_seconds);
   const std::vector<double> solve_per_process = processes::gather(solve_seconds);
+  const std::vector<double> device_start_per_process = processes::gather(device_start_seconds);
+  const std::vector<double> startup_per_process =
+      processes::gather(wall_clock::before_first_call());
 
   // Gathered on rank 0 and written there, whatever the status (as serial).
   if (!o.output.empty()) {
@@ -431,6 +437,9 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                   {"residual_history", info.residual_history}});
     if (hierarchy) add_hierarchy(j, hierarchy->summary(), cfg);
     if (resetup_seconds >= 0) j["resetup_seconds"] = slowest_resetup;
+    j["startup_seconds"] = largest(startup_per_process);
+    j["device_start_seconds"] = largest(device_start_per_process);
+    j["process_seconds"] = wall_clock::since_start();
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -451,6 +460,11 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     }
     if (hierarchy) std::printf("%s", amg::format_summary(hierarchy->summary()).c_str());
     if (!o.output.empty()) std::printf("  solution written to %s\n", o.output.c_str());
+    std::printf(
+        "  process wall time %.3f s so far on rank 0: start-up before main %.3f s, starting the "
+        "%s %.3f s (the slowest process of each), the rest above\n",
+        wall_clock::since_start(), largest(startup_per_process),
+        exec.is_cuda() ? "device" : "host backend", largest(device_start_per_process));
   }
   return info.converged() ? 0 : 3;
 }

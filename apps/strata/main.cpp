@@ -22,6 +22,7 @@
 #include "processes.hpp"
 #include "strata/strata.hpp"
 #include "threads.hpp"
+#include "wall_clock.hpp"
 
 namespace {
 
@@ -106,6 +107,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  strata::app::wall_clock::since_start();  // anchored before anything else runs
   strata::app::settle_threads(argc, argv);
   // After settle_threads, which may execute the program again: MPI is
   // started once, in the image that runs.
