@@ -174,6 +174,7 @@ void add_hierarchy(nlohmann::ordered_json& j, const amg::HierarchySummary& summa
   j["grid_complexity"] = summary.grid_complexity;
   j["coarse_solver"] = summary.coarse_solver;
   j["hierarchy_bytes"] = summary.setup_bytes;
+  j["hierarchy_setup_peak_bytes"] = summary.setup_peak_bytes;
 }
 
 namespace {

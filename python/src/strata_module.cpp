@@ -543,6 +543,7 @@ class Solver {
     d["setup_seconds"] = s.setup_seconds;
     d["resetup_seconds"] = s.resetup_seconds;
     d["setup_bytes"] = s.setup_bytes;
+    d["setup_peak_bytes"] = s.setup_peak_bytes;
     return d;
   }
 

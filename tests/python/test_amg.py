@@ -63,6 +63,7 @@ def test_summary_matches_the_hierarchy(A2d):
     assert levels[1]["coarsening_ratio"] == pytest.approx(rows[0] / rows[1])
     assert "classical" in s["coarsening"]
     assert s["setup_seconds"] > 0 and s["setup_bytes"] > 0
+    assert s["setup_peak_bytes"] >= s["setup_bytes"]
     text = str(M)
     assert "operator complexity" in text and str(rows[-1]) in text
     assert f"{s['num_levels']} levels" in repr(M)

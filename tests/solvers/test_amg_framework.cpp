@@ -190,6 +190,22 @@ TEST_P(AmgFramework, CoarsestLevelIsTheLevelNearestCoarseSize) {
   EXPECT_EQ(S.num_levels(), 2);
 }
 
+TEST_P(AmgFramework, SummaryReportsTheSetupsPeakMemoryAboveItsStart) {
+  // The peak is the setup's own (above what was in use when it began), so
+  // a second hierarchy built while the first is held reports the same.
+  const auto A = laplacian1d(exec(), 100000);
+  amg::Hierarchy<double> first(test::shared(A), std::make_unique<Blocks1D>(10), {});
+  const amg::HierarchySummary s = first.summary();
+  EXPECT_GT(s.setup_bytes, std::size_t{0});
+  EXPECT_GE(s.setup_peak_bytes, s.setup_bytes);
+  amg::Hierarchy<double> second(test::shared(A), std::make_unique<Blocks1D>(10), {});
+  const amg::HierarchySummary t = second.summary();
+  EXPECT_NEAR(double(t.setup_bytes), double(s.setup_bytes), 0.01 * double(s.setup_bytes));
+  EXPECT_NEAR(double(t.setup_peak_bytes), double(s.setup_peak_bytes),
+              0.01 * double(s.setup_peak_bytes));
+  EXPECT_NE(amg::format_summary(t).find("during setup"), std::string::npos);
+}
+
 TEST_P(AmgFramework, VCycleSolvesStandAloneAtAGridIndependentRate) {
   std::vector<int> cycles;
   for (size_type n : {size_type{1023}, size_type{16383}}) {

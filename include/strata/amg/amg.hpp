@@ -300,6 +300,11 @@ struct HierarchySummary {
   /// transfers, smoothers, coarse inverse, and what resetup needs when it is
   /// kept): the executor's in-use memory after setup minus before.
   std::size_t setup_bytes = 0;
+  /// The most the setup had in use at once above what was in use before it
+  /// (setup_bytes plus its largest transient scratch): what a problem must
+  /// leave free. Setup restarts the executor's peak count
+  /// (Executor::reset_peak_memory()) to measure it.
+  std::size_t setup_peak_bytes = 0;
 };
 
 /// An AMG hierarchy, usable as a preconditioner (one cycle from a zero

@@ -92,6 +92,7 @@ struct Hierarchy<T>::Impl {
   std::string coarse_solver;
   StageTimes stage_times;
   std::size_t setup_bytes = 0;
+  std::size_t setup_peak_bytes = 0;
   double setup_seconds = 0;
   double resetup_seconds = 0;
   /// A distributed operator on one process took the serial path (level_zero).
@@ -253,6 +254,7 @@ struct Hierarchy<T>::Impl {
     const LevelOperator<T>& A = *A0;
     const auto start = Clock::now();
     const std::size_t bytes_before = A.executor().memory_stats().in_use;
+    A.executor().reset_peak_memory();
     levels.clear();
     levels.reserve(static_cast<std::size_t>(params.max_levels));
     levels.emplace_back();
@@ -297,8 +299,9 @@ struct Hierarchy<T>::Impl {
     A.executor().synchronize();
     levels.back().setup_seconds += seconds_since(coarsest_start);
     report_level(last(), 0, start);
-    const std::size_t bytes_after = A.executor().memory_stats().in_use;
-    setup_bytes = bytes_after > bytes_before ? bytes_after - bytes_before : 0;
+    const MemoryStats after = A.executor().memory_stats();
+    setup_bytes = after.in_use > bytes_before ? after.in_use - bytes_before : 0;
+    setup_peak_bytes = after.peak_in_use > bytes_before ? after.peak_in_use - bytes_before : 0;
     setup_seconds = seconds_since(start);
   }
 
@@ -641,6 +644,7 @@ HierarchySummary Hierarchy<T>::summary() const {
   s.resetup_seconds = impl_->resetup_seconds;
   s.coarse_solver = impl_->coarse_solver;
   s.setup_bytes = impl_->setup_bytes;
+  s.setup_peak_bytes = impl_->setup_peak_bytes;
   double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
   for (int l = 0; l < num_levels(); ++l) {
     const LevelOperator<T>& A = *impl_->levels[l].A;
@@ -712,8 +716,9 @@ std::string format_summary(const HierarchySummary& s) {
                 s.operator_complexity, s.grid_complexity);
   out += line;
   if (!s.coarse_solver.empty()) out += "  coarsest level: " + s.coarse_solver + "\n";
-  std::snprintf(line, sizeof line, "  memory held by the hierarchy: %.1f MB\n",
-                double(s.setup_bytes) / 1e6);
+  std::snprintf(line, sizeof line,
+                "  memory held by the hierarchy: %.1f MB (at most %.1f MB during setup)\n",
+                double(s.setup_bytes) / 1e6, double(s.setup_peak_bytes) / 1e6);
   out += line;
   std::snprintf(line, sizeof line, "  setup %.4f s:", s.setup_seconds);
   out += line;
