@@ -185,6 +185,9 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   // when it was loaded there), and what deciding the block size chose.
   Problem whole;
   std::vector<std::string> node_chosen;
+  // A generated problem's own nodes (elasticity3d): this process's, from
+  // which it makes its rows of the rigid-body modes.
+  Vector<double> local_coordinates;
   if (generated) {
     if (o.n && *o.n < 1) {
       throw usage_error("--n " + std::to_string(*o.n) +
@@ -196,7 +199,6 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     loaded.n = o.n                        ? *o.n
                : o.problem == "poisson3d" ? (exec.is_cuda() ? 128 : 64)
                                           : default_size(o.problem);
-    Vector<double> coordinates;  // this process's nodes (elasticity3d)
     processes::agree([&] {
       if (o.problem == "elasticity3d") {
         // Split by whole nodes; each process makes its own nodes too.
@@ -204,7 +206,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
         auto e = gallery::elasticity3d(RowPartition::uniform_nodes(comm, 3 * nodes, 3), exec,
                                        loaded.n, loaded.n, loaded.n);
         A = std::make_shared<const DistributedCsrMatrix<double>>(std::move(e.A));
-        coordinates = std::move(e.coordinates);
+        local_coordinates = std::move(e.coordinates);
       } else {
         A = std::make_shared<const DistributedCsrMatrix<double>>(
             gallery::generate(o.problem, loaded.n, comm, exec));
@@ -214,11 +216,9 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     whole.name = o.problem;
     whole.source = "gallery";
     if (o.problem == "elasticity3d") {
-      // What near_null_input finds in the serial problem: its block size and
-      // its nodes, gathered on rank 0 (a node's coordinates are its rows).
+      // What near_null_input finds in the serial problem: its block size
+      // (its nodes stay where they were made: see the near-null space below).
       loaded.block_size = whole.block_size = whole.node_dimension = 3;
-      whole.coordinates =
-          gather_vector(DistributedVector<double>(A->row_partition(), std::move(coordinates)));
     }
     loaded.facts = inspect(whole, CsrMatrix<double>());
     node_block_size(o, cfg, loaded, node_chosen);  // a block size the generator's split cuts:
@@ -275,9 +275,11 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
   }
   std::vector<std::string> chosen = choose_defaults(cfg, facts, o.given);
   chosen.insert(chosen.end(), node_chosen.begin(), node_chosen.end());
-  // The near-null space: rank 0 makes the whole vectors as the serial
-  // program does (files or the problem's nodes), and each process gets its
-  // rows (a distributed near-null space is split by rows like A).
+  // The near-null space: rank 0 reads files (--near-null, --coordinates)
+  // as the serial program does, and each process gets its rows (a
+  // distributed near-null space is split by rows like A). Without files, a
+  // generated problem's rigid-body modes are made by each process from its
+  // own nodes (pointwise in the coordinates): no process holds the mesh.
   std::vector<Vector<double>> near_null;
   std::string near_null_source;
   {
@@ -296,6 +298,14 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     for (std::size_t c = 0; c < k; ++c) {
       near_null.push_back(
           std::move(scatter_vector(root ? whole_B[c] : nothing, partition, exec).local()));
+    }
+    if (k == 0 && generated) {
+      std::vector<std::string> nodes_chosen;
+      processes::agree([&] {
+        near_null = nodes_near_null(cfg, whole.name, whole.node_dimension, local_coordinates,
+                                    nodes_chosen, near_null_source);
+      });
+      chosen.insert(chosen.end(), nodes_chosen.begin(), nodes_chosen.end());
     }
   }
   const std::size_t near_null_vectors = near_null.size();

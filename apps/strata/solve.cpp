@@ -231,6 +231,23 @@ Vector<double> read_coordinates(const std::string& path, size_type rows, int dim
 
 }  // namespace
 
+std::vector<Vector<double>> nodes_near_null(const config::SolverConfig& cfg,
+                                            const std::string& name, int node_dimension,
+                                            const Vector<double>& coordinates,
+                                            std::vector<std::string>& chosen,
+                                            std::string& source) {
+  const auto& amg = cfg.preconditioner.amg;
+  const bool sa = cfg.preconditioner.type == config::PreconditionerType::amg &&
+                  amg.coarsening == config::CoarseningType::smoothed_aggregation;
+  // Not on the coordinates' length: a process without rows makes empty modes.
+  if (!sa || node_dimension != config::block_size(cfg)) return {};
+  std::vector<Vector<double>> B = amg::rigid_body_modes(coordinates, node_dimension);
+  source = "rigid-body modes of " + name + "'s nodes";
+  chosen.push_back("near-null space: the " + std::to_string(B.size()) + " " + source +
+                   " (give --near-null or --coordinates for others)");
+  return B;
+}
+
 /// The near-null space B the coarsening gets, from --near-null (with
 /// --add-translations), --coordinates, or for smoothed aggregation on a
 /// problem that knows its nodes (elasticity3d) its rigid-body modes. Also
@@ -277,11 +294,8 @@ std::vector<Vector<double>> near_null_input(const SolveOptions& o, const Problem
                       "; give --coarsening smoothed_aggregation --block-size 2 or 3");
     B = amg::rigid_body_modes(read_coordinates(o.coordinates, rows, b, exec), b);
     source = "rigid-body modes of --coordinates " + o.coordinates;
-  } else if (sa && p.node_dimension == b && p.coordinates.size() == rows) {
-    B = amg::rigid_body_modes(p.coordinates, b);
-    source = "rigid-body modes of " + p.name + "'s nodes";
-    chosen.push_back("near-null space: the " + std::to_string(B.size()) + " " + source +
-                     " (give --near-null or --coordinates for others)");
+  } else if (p.coordinates.size() == rows) {
+    B = nodes_near_null(cfg, p.name, p.node_dimension, p.coordinates, chosen, source);
   }
   if (B.empty()) return B;
   require_usage(is_amg && amg.coarsening != config::CoarseningType::classical,

@@ -66,6 +66,17 @@ Vector<double> read_vector(const std::string& flag, const std::string& path, siz
 /// symmetric (Lanczos) estimate only for a matrix known or found symmetric.
 void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts);
 
+/// The rigid-body modes of a problem's own nodes (elasticity3d's), when
+/// the preconditioner is smoothed aggregation with the nodes' dimension as
+/// its block size; empty otherwise. Pointwise in the coordinates, so a
+/// process of a distributed run makes its rows from its own nodes. Adds the
+/// line to `chosen` and sets `source` when it makes them.
+std::vector<Vector<double>> nodes_near_null(const config::SolverConfig& cfg,
+                                            const std::string& name, int node_dimension,
+                                            const Vector<double>& coordinates,
+                                            std::vector<std::string>& chosen,
+                                            std::string& source);
+
 /// The near-null space B the coarsening gets, from --near-null (with
 /// --add-translations), --coordinates, or for smoothed aggregation on a
 /// problem that knows its nodes (elasticity3d) its rigid-body modes; sets
