@@ -16,6 +16,7 @@
 #include "strata/io/matrix_market.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
+#include "kernels/amg/classical_kernels.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -201,6 +202,47 @@ TEST_P(Classical, PmisInvariantsOnPoissonAndOnANonsymmetricMatrix) {
     const auto coarse = std::count(cf.begin(), cf.end(), 1);
     EXPECT_GT(coarse, 0);
     EXPECT_LT(coarse, A.rows() / 2);
+  }
+}
+
+TEST_P(Classical, HmisFirstPassRunsOnFixedBlocksOfRowsWhateverTheThreads) {
+  if (!exec().is_host()) GTEST_SKIP() << "HMIS is host only";
+  // 270,400 rows: two blocks of the first pass (2^18 rows and the rest),
+  // run in parallel. The splitting is the same on 1 and 3 threads; every F
+  // point depends on a C point; two C points are strongly connected only
+  // across the blocks' boundary (each block chose its own, as hypre's
+  // processes do).
+  const size_type side = 520;
+  const size_type block = kernels::classical::ruge_stueben_block_rows;
+  ASSERT_GT(side * side, block);
+  std::vector<std::int32_t> first;
+  for (int threads : {1, 3}) {
+    const auto S = amg::strength_matrix(gallery::poisson2d(Executor::host(threads), side, side),
+                                        ClassicalParams{});
+    const auto cf = amg::hmis_splitting(S).to_vector();
+    if (!first.empty()) {
+      EXPECT_EQ(cf, first) << threads << " threads";
+      continue;
+    }
+    first = cf;
+    const auto rows = pattern(S);
+    size_type across = 0;
+    for (std::size_t i = 0; i < cf.size(); ++i) {
+      ASSERT_TRUE(cf[i] == 1 || cf[i] == -1) << "point " << i << " undecided";
+      bool has_c = false;
+      for (int j : rows[i]) {
+        has_c = has_c || cf[j] == 1;
+        if (cf[i] == 1 && cf[j] == 1) {
+          EXPECT_NE(size_type(i) / block, size_type(j) / block)
+              << "C points " << i << " and " << j << " in one block";
+          ++across;
+        }
+      }
+      if (cf[i] == -1) {
+        EXPECT_TRUE(has_c) << "F point " << i << " without a C neighbour";
+      }
+    }
+    EXPECT_LT(across, 2 * side) << "C pairs beyond the boundary's rows";
   }
 }
 
