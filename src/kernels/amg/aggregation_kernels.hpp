@@ -174,6 +174,16 @@ size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row
                       const index_type* g_col_idx, const std::uint64_t* tuple, std::int64_t first,
                       std::int8_t* state);
 
+/// mis2_propagate then mis2_decide, round after round until no point is
+/// undecided (a serial level, first = 0), on the host: each round only over
+/// the undecided points and their neighbours (the tuples the decisions
+/// read), so that the late rounds, with few points left, cost little where
+/// the full rounds read the whole graph each time. The same states as the
+/// full rounds. Returns the number of rounds.
+size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g_row_ptr,
+                      const index_type* g_col_idx, std::int8_t* state,
+                      const std::uint32_t* priority, std::uint64_t* tuple);
+
 /// A distributed level's MIS(2) works on packed tuples, which is what the
 /// ghosts' owners send: self[i] = (state_i, priority_i, first + i) packed
 /// as in mis2_propagate.

@@ -3,6 +3,8 @@
 #include "kernels/amg/aggregation_kernels.ipp"
 
 #include <algorithm>
+#include <atomic>
+#include <string>
 #include <vector>
 
 #include "backend/host/base/parallel.hpp"
@@ -29,6 +31,54 @@ void for_each_share(const HostExec& exec, size_type rows, size_type width, F&& f
 }
 
 }  // namespace
+
+size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g_row_ptr,
+                      const index_type* g_col_idx, std::int8_t* state,
+                      const std::uint32_t* priority, std::uint64_t* tuple) {
+  std::vector<index_type> open;  // the undecided points, ascending
+  for (size_type i = 0; i < rows; ++i) {
+    if (state[i] == undecided) open.push_back(static_cast<index_type>(i));
+  }
+  std::vector<std::uint8_t> read(static_cast<std::size_t>(rows), 0);
+  std::vector<index_type> rows_read;
+  size_type rounds = 0;
+  while (!open.empty()) {
+    if (++rounds > rows + 1) {
+      throw error("aggregate: MIS(2) did not finish after " + std::to_string(rounds) +
+                  " iterations (internal error)");
+    }
+    // The tuples this round's decisions read: the open points' and their
+    // neighbours' (the marks all store 1, so their order does not matter).
+    parallel_for(exec, static_cast<size_type>(open.size()), [&](size_type u) {
+      const index_type i = open[static_cast<std::size_t>(u)];
+      std::atomic_ref<std::uint8_t>(read[static_cast<std::size_t>(i)])
+          .store(1, std::memory_order_relaxed);
+      for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
+        std::atomic_ref<std::uint8_t>(read[static_cast<std::size_t>(g_col_idx[k])])
+            .store(1, std::memory_order_relaxed);
+      }
+    });
+    rows_read.clear();
+    for (size_type i = 0; i < rows; ++i) {
+      if (read[static_cast<std::size_t>(i)]) {
+        rows_read.push_back(static_cast<index_type>(i));
+        read[static_cast<std::size_t>(i)] = 0;
+      }
+    }
+    parallel_for(exec, static_cast<size_type>(rows_read.size()), [&](size_type r) {
+      const index_type i = rows_read[static_cast<std::size_t>(r)];
+      tuple[i] = detail::propagate_row(i, g_row_ptr, g_col_idx, state, priority);
+    });
+    parallel_for(exec, static_cast<size_type>(open.size()), [&](size_type u) {
+      const index_type i = open[static_cast<std::size_t>(u)];
+      state[i] = detail::decide_row(i, g_row_ptr, g_col_idx, tuple, 0);
+    });
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](index_type i) { return state[i] != undecided; }),
+               open.end());
+  }
+  return rounds;
+}
 
 void galerkin_rows_pattern(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
                            const index_type* r_col_idx, const offset_type* a_row_ptr,
