@@ -44,40 +44,39 @@ __device__ inline void keep_larger(double& value, index_type& row, double other_
   }
 }
 
-/// Elimination steps per grid-wide barrier (the panel's width).
-constexpr int gj_panel = 8;
-
-/// Gauss-Jordan inversion of the column-major n x n `a` in place, gj_panel
-/// elimination steps per grid-wide barrier. CUDA block b owns the columns
-/// [b cpb, (b + 1) cpb); with Resident they stay in its shared memory from
-/// the first step to the last, else they are updated where they are.
+/// Gauss-Jordan inversion of the column-major n x n `a` in place, Panel
+/// elimination steps per grid-wide barrier (8; 2 where eight columns of n
+/// rows do not fit in shared memory, above about 3,500 rows). CUDA block b
+/// owns the columns [b cpb, (b + 1) cpb); with Resident they stay in its
+/// shared memory from the first step to the last, else they are updated
+/// where they are.
 ///
 /// Step k (rows k and p swapped, row k scaled by 1 / a_pk, column k
 /// eliminated from every other row; column k itself becomes the inverse's,
 /// the in-place form with a_kk set to 1 before the scaling) needs, for any
 /// column, only p, 1 / a_pk and column k as steps < k left it, rows k and p
-/// swapped (the factors). For the steps k0 ... k0 + 7 of a panel every block
-/// reads columns k0 ... k0 + 7 as step k0 - 1 left them (their owners wrote
-/// them to panels[(k0 / 8) % 2] before the barrier) and runs the eight
-/// steps on them alone, which gives it the pivots and factors (the same in
-/// every block: the same data and order), then applies the eight steps to
-/// its own columns. The row swaps are undone on the columns afterwards (by
-/// the caller). A pivot of magnitude <= threshold stops every block at the
-/// same step, which goes to *singular_step.
-template <bool Resident>
+/// swapped (the factors). For the steps k0 ... k0 + Panel - 1 of a panel
+/// every block reads those columns as step k0 - 1 left them (their owners
+/// wrote them to panels[(k0 / Panel) % 2] before the barrier) and runs the
+/// panel's steps on them alone, which gives it the pivots and factors (the
+/// same in every block: the same data and order), then applies the steps
+/// to its own columns. The row swaps are undone on the columns afterwards
+/// (by the caller). A pivot of magnitude <= threshold stops every block at
+/// the same step, which goes to *singular_step.
+template <bool Resident, int Panel>
 __global__ void __launch_bounds__(gj_threads)
     gauss_jordan_kernel(index_type n, index_type cpb, double* __restrict__ a,
                         double* __restrict__ panels, index_type* __restrict__ pivots,
                         index_type* __restrict__ singular_step, double threshold) {
   const cg::grid_group grid = cg::this_grid();
   extern __shared__ double shared[];
-  double* const panel = shared;                  // gj_panel columns of n
-  double* const row_k = panel + gj_panel * n;    // rows k and p of the owned columns
+  double* const panel = shared;             // Panel columns of n
+  double* const row_k = panel + Panel * n;  // rows k and p of the owned columns
   double* const row_p = row_k + cpb;
   __shared__ double warp_value[gj_warps];
   __shared__ index_type warp_row[gj_warps];
-  __shared__ double snap_k[gj_panel], snap_p[gj_panel], step_inv[gj_panel];
-  __shared__ index_type step_row[gj_panel];
+  __shared__ double snap_k[Panel], snap_p[Panel], step_inv[Panel];
+  __shared__ index_type step_row[Panel];
   const int tid = static_cast<int>(threadIdx.x);
   const index_type j0 = static_cast<index_type>(blockIdx.x) * cpb;
   const index_type width = n - j0 < cpb ? n - j0 : cpb;
@@ -87,10 +86,10 @@ __global__ void __launch_bounds__(gj_threads)
     for (index_type e = tid; e < width * n; e += gj_threads) own[e] = global_own[e];
     __syncthreads();  // publish() reads what other threads loaded
   }
-  // Publishes the owned columns among [first, first + gj_panel) to `to`.
+  // Publishes the owned columns among [first, first + Panel) to `to`.
   const auto publish = [&](index_type first, double* to) {
     const index_type lo = first > j0 ? first : j0;
-    const index_type hi_own = j0 + width, hi_panel = first + gj_panel;
+    const index_type hi_own = j0 + width, hi_panel = first + Panel;
     const index_type hi = hi_own < hi_panel ? hi_own : hi_panel;
     for (index_type j = lo; j < hi; ++j) {
       const double* from = own + static_cast<size_type>(j - j0) * n;
@@ -100,9 +99,9 @@ __global__ void __launch_bounds__(gj_threads)
   };
   publish(0, panels);
   grid.sync();
-  for (index_type k0 = 0, m = 0; k0 < n; k0 += gj_panel, ++m) {
-    const index_type steps = n - k0 < gj_panel ? n - k0 : gj_panel;
-    const double* from = panels + static_cast<size_type>(m & 1) * gj_panel * n;
+  for (index_type k0 = 0, m = 0; k0 < n; k0 += Panel, ++m) {
+    const index_type steps = n - k0 < Panel ? n - k0 : Panel;
+    const double* from = panels + static_cast<size_type>(m & 1) * Panel * n;
     for (index_type e = tid; e < steps * n; e += gj_threads) panel[e] = from[e];
     __syncthreads();
     // The panel's steps on the panel alone: pivots and factors.
@@ -111,7 +110,8 @@ __global__ void __launch_bounds__(gj_threads)
       double* const col = panel + static_cast<size_type>(s) * n;
       double best = -1;
       index_type best_row = n;
-      for (index_type i = k + tid; i < n; i += gj_threads) keep_larger(best, best_row, fabs(col[i]), i);
+      for (index_type i = k + tid; i < n; i += gj_threads)
+        keep_larger(best, best_row, fabs(col[i]), i);
       for (int d = 16; d > 0; d /= 2) {
         keep_larger(best, best_row, __shfl_down_sync(0xffffffffu, best, d),
                     __shfl_down_sync(0xffffffffu, best_row, d));
@@ -176,7 +176,9 @@ __global__ void __launch_bounds__(gj_threads)
       }
       __syncthreads();
     }
-    if (k0 + gj_panel < n) publish(k0 + gj_panel, panels + static_cast<size_type>((m + 1) & 1) * gj_panel * n);
+    if (k0 + Panel < n) {
+      publish(k0 + Panel, panels + static_cast<size_type>((m + 1) & 1) * Panel * n);
+    }
     grid.sync();
   }
   if constexpr (Resident) {
@@ -233,37 +235,47 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   const index_type cpb = static_cast<index_type>((n + sms - 1) / sms);
   const auto grid = static_cast<unsigned>((n + cpb - 1) / cpb);
   // The owned columns stay in shared memory where they fit beside the
-  // panel (up to about 1,200 rows on an H100), else in global memory.
+  // panel (up to about 1,200 rows on an H100), else in global memory; the
+  // panel narrows to two steps where eight columns do not fit.
   int shared_limit = 0;
-  STRATA_CUDA_CHECK(
-      cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device()));
-  const std::size_t static_bytes = 2 * (gj_warps + 4 * gj_panel) * sizeof(double);
-  const std::size_t base_bytes = sizeof(double) * static_cast<std::size_t>(gj_panel * n + 2 * cpb);
-  const std::size_t resident_bytes = base_bytes + sizeof(double) * static_cast<std::size_t>(cpb * n);
-  const bool resident = resident_bytes + static_bytes <= static_cast<std::size_t>(shared_limit);
-  const std::size_t shared_bytes = resident ? resident_bytes : base_bytes;
-  if (shared_bytes + static_bytes > static_cast<std::size_t>(shared_limit)) {
+  STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                           exec.device()));
+  const auto fits = [&](int panel, bool with_columns) {
+    const std::size_t static_bytes = 2 * (gj_warps + 4 * panel) * sizeof(double);
+    const std::size_t bytes =
+        sizeof(double) *
+        static_cast<std::size_t>(panel * n + 2 * cpb + (with_columns ? cpb * n : 0));
+    return bytes + static_bytes <= static_cast<std::size_t>(shared_limit);
+  };
+  const int panel = fits(8, false) ? 8 : 2;
+  if (!fits(panel, false)) {
     throw invalid_argument("dense_invert: n = " + std::to_string(n) +
                            " rows do not fit the Gauss-Jordan kernel's panel in " +
                            std::to_string(shared_limit) +
                            " bytes of shared memory; expected at most a few thousand rows");
   }
-  auto* kernel = resident ? &gauss_jordan_kernel<true> : &gauss_jordan_kernel<false>;
+  const bool resident = fits(panel, true);
+  const std::size_t shared_bytes =
+      sizeof(double) * static_cast<std::size_t>(panel * n + 2 * cpb + (resident ? cpb * n : 0));
+  auto* kernel = panel == 8
+                     ? (resident ? &gauss_jordan_kernel<true, 8> : &gauss_jordan_kernel<false, 8>)
+                     : (resident ? &gauss_jordan_kernel<true, 2> : &gauss_jordan_kernel<false, 2>);
   STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(shared_bytes)));
   int resident_blocks = 0;
   STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident_blocks, kernel,
                                                                   gj_threads, shared_bytes));
   if (static_cast<long long>(resident_blocks) * sms < grid) {
-    throw cuda_error("dense_invert: " + std::to_string(grid) +
-                     " blocks of the cooperative Gauss-Jordan kernel cannot all be resident on cuda:" +
-                     std::to_string(exec.device()));
+    throw cuda_error(
+        "dense_invert: " + std::to_string(grid) +
+        " blocks of the cooperative Gauss-Jordan kernel cannot all be resident on cuda:" +
+        std::to_string(exec.device()));
   }
   const double max_entry = transform_reduce(
       exec, n * n, 0.0, [=] __device__(size_type k) { return a[k] < 0 ? -a[k] : a[k]; },
       ops::Max{});
-  cuda_detail::ScratchBuffer next_column(
-      exec, sizeof(double) * static_cast<std::size_t>(2 * gj_panel * n));
+  cuda_detail::ScratchBuffer next_column(exec,
+                                         sizeof(double) * static_cast<std::size_t>(2 * panel * n));
   cuda_detail::ScratchBuffer pivots(exec, sizeof(index_type) * static_cast<std::size_t>(n + 1));
   index_type* singular_step = pivots.as<index_type>() + n;
   STRATA_CUDA_CHECK(cudaMemsetAsync(singular_step, 0xff, sizeof(index_type), stream));  // -1
@@ -272,7 +284,8 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   double* next = next_column.as<double>();
   index_type* pivot_rows = pivots.as<index_type>();
   double threshold = singular_tolerance * max_entry;
-  void* args[] = {&rows, &columns_per_block, &values, &next, &pivot_rows, &singular_step, &threshold};
+  void* args[] = {&rows,       &columns_per_block, &values,   &next,
+                  &pivot_rows, &singular_step,     &threshold};
   STRATA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
                                                 gj_threads, args, shared_bytes, stream));
   std::vector<index_type> pivot(static_cast<std::size_t>(n + 1));
@@ -301,8 +314,8 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
                           stream>>>(static_cast<index_type>(n), a, order.as<index_type>(),
                                     result.as<double>());
   STRATA_CUDA_CHECK(cudaGetLastError());
-  STRATA_CUDA_CHECK(cudaMemcpyAsync(a, result.data(), sizeof(double) * n * n,
-                                    cudaMemcpyDeviceToDevice, stream));
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(a, result.data(), sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream));
   STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
   return -1;
 }
