@@ -234,8 +234,7 @@ Vector<double> read_coordinates(const std::string& path, size_type rows, int dim
 std::vector<Vector<double>> nodes_near_null(const config::SolverConfig& cfg,
                                             const std::string& name, int node_dimension,
                                             const Vector<double>& coordinates,
-                                            std::vector<std::string>& chosen,
-                                            std::string& source) {
+                                            std::vector<std::string>& chosen, std::string& source) {
   const auto& amg = cfg.preconditioner.amg;
   const bool sa = cfg.preconditioner.type == config::PreconditionerType::amg &&
                   amg.coarsening == config::CoarseningType::smoothed_aggregation;

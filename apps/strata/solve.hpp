@@ -74,8 +74,7 @@ void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts);
 std::vector<Vector<double>> nodes_near_null(const config::SolverConfig& cfg,
                                             const std::string& name, int node_dimension,
                                             const Vector<double>& coordinates,
-                                            std::vector<std::string>& chosen,
-                                            std::string& source);
+                                            std::vector<std::string>& chosen, std::string& source);
 
 /// The near-null space B the coarsening gets, from --near-null (with
 /// --add-translations), --coordinates, or for smoothed aggregation on a

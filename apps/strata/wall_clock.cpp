@@ -49,8 +49,7 @@ const Anchor& anchor() {
 
 double since_start() {
   const Anchor& a = anchor();
-  return a.before +
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - a.at).count();
+  return a.before + std::chrono::duration<double>(std::chrono::steady_clock::now() - a.at).count();
 }
 
 double before_first_call() { return anchor().before; }

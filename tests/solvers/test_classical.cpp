@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "kernels/amg/classical_kernels.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/io/matrix_market.hpp"
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
-#include "kernels/amg/classical_kernels.hpp"
 #include "test_util.hpp"
 
 namespace strata {
@@ -69,7 +69,6 @@ void expect_pmis_invariants(const std::vector<std::set<int>>& S, const std::vect
   }
 }
 
-
 struct Outcome {
   SolveInfo info;
   amg::HierarchySummary summary;
@@ -87,8 +86,7 @@ Outcome amg_pcg(const CsrMatrix<double>& A, const ClassicalParams& params,
   Outcome out{solve(KrylovMethod{cg}, op, b, x, &H), H.summary()};
   EXPECT_LT(test::relative_residual(A, b, x), 1.01e-8);
   std::printf("[ amg-pcg  ] %s: %d iterations\n",
-              ::testing::UnitTest::GetInstance()->current_test_info()->name(),
-              out.info.iterations);
+              ::testing::UnitTest::GetInstance()->current_test_info()->name(), out.info.iterations);
   return out;
 }
 
@@ -458,7 +456,8 @@ TEST_P(Classical, ChoicesDoNotDependOnRoundingDifferences) {
       auto c1 = amg::make_classical_coarsening<double>(p);
       const auto* r0 = c0.get();
       const auto* r1 = c1.get();
-      amg::Hierarchy<double> H0(test::shared(A0), std::move(c0)), H1(test::shared(A1), std::move(c1));
+      amg::Hierarchy<double> H0(test::shared(A0), std::move(c0)),
+          H1(test::shared(A1), std::move(c1));
       ASSERT_EQ(H0.num_levels(), H1.num_levels());
       for (int l = 0; l < H0.num_levels(); ++l) {
         EXPECT_EQ(H0.level_matrix(l).nnz(), H1.level_matrix(l).nnz()) << "level " << l;

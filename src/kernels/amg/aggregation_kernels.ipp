@@ -69,8 +69,7 @@ STRATA_HD inline std::uint64_t pack(std::int8_t state, std::uint32_t priority, s
 /// mis2_propagate's tuple of row i: the largest packed (state, priority, j)
 /// over i and its neighbours.
 STRATA_HD inline std::uint64_t propagate_row(size_type i, const offset_type* g_row_ptr,
-                                             const index_type* g_col_idx,
-                                             const std::int8_t* state,
+                                             const index_type* g_col_idx, const std::int8_t* state,
                                              const std::uint32_t* priority) {
   std::uint64_t t = pack(state[i], priority[i], i);
   for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
