@@ -447,9 +447,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
                   {"residual_history", info.residual_history}});
     if (hierarchy) add_hierarchy(j, hierarchy->summary(), cfg);
     if (resetup_seconds >= 0) j["resetup_seconds"] = slowest_resetup;
-    j["startup_seconds"] = largest(startup_per_process);
-    j["device_start_seconds"] = largest(device_start_per_process);
-    j["process_seconds"] = wall_clock::since_start();
+    add_process_times(j, largest(startup_per_process), largest(device_start_per_process));
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -470,11 +468,8 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     }
     if (hierarchy) std::printf("%s", amg::format_summary(hierarchy->summary()).c_str());
     if (!o.output.empty()) std::printf("  solution written to %s\n", o.output.c_str());
-    std::printf(
-        "  process wall time %.3f s so far on rank 0: start-up before main %.3f s, starting the "
-        "%s %.3f s (the slowest process of each), the rest above\n",
-        wall_clock::since_start(), largest(startup_per_process),
-        exec.is_cuda() ? "device" : "host backend", largest(device_start_per_process));
+    print_process_times(exec, largest(startup_per_process), largest(device_start_per_process),
+                        true);
   }
   return info.converged() ? 0 : 3;
 }

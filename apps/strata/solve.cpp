@@ -177,6 +177,23 @@ void add_hierarchy(nlohmann::ordered_json& j, const amg::HierarchySummary& summa
   j["hierarchy_setup_peak_bytes"] = summary.setup_peak_bytes;
 }
 
+void add_process_times(nlohmann::ordered_json& j, double startup_seconds,
+                       double device_start_seconds) {
+  j["startup_seconds"] = startup_seconds;
+  j["device_start_seconds"] = device_start_seconds;
+  j["process_seconds"] = wall_clock::since_start();
+}
+
+void print_process_times(const Executor& exec, double startup_seconds, double device_start_seconds,
+                         bool slowest_of_processes) {
+  std::printf(
+      "  process wall time %.3f s so far%s: start-up before main %.3f s, starting the %s %.3f "
+      "s%s, the rest above\n",
+      wall_clock::since_start(), slowest_of_processes ? " on rank 0" : "", startup_seconds,
+      exec.is_cuda() ? "device" : "host backend", device_start_seconds,
+      slowest_of_processes ? " (the slowest process of each)" : "");
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -517,9 +534,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
                   {"residual_history", info.residual_history}});
     if (summary) add_hierarchy(j, *summary, cfg);
     if (resetup_seconds >= 0) j["resetup_seconds"] = resetup_seconds;
-    j["startup_seconds"] = wall_clock::before_first_call();
-    j["device_start_seconds"] = device_start_seconds;
-    j["process_seconds"] = wall_clock::since_start();
+    add_process_times(j, wall_clock::before_first_call(), device_start_seconds);
     j["config"] = json::parse(config::config_to_json(cfg));
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -532,11 +547,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
     }
     if (summary) std::printf("%s", amg::format_summary(*summary).c_str());
     if (!o.output.empty()) std::printf("  solution written to %s\n", o.output.c_str());
-    std::printf(
-        "  process wall time %.3f s so far: start-up before main %.3f s, starting the %s %.3f s, "
-        "the rest above\n",
-        wall_clock::since_start(), wall_clock::before_first_call(),
-        exec.is_cuda() ? "device" : "host backend", device_start_seconds);
+    print_process_times(exec, wall_clock::before_first_call(), device_start_seconds, false);
   }
   return info.converged() ? 0 : 3;
 }

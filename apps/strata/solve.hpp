@@ -109,6 +109,15 @@ nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
 
 /// The JSON report's fields on an AMG hierarchy (levels, complexities,
 /// coarse solver, memory), shared by the serial and the distributed report.
+/// The process's wall time so far and its first parts (start-up before
+/// main, starting the executor), as JSON keys (startup_seconds,
+/// device_start_seconds, process_seconds) or as the report's last line
+/// (under mpirun: rank 0's total, the slowest process's parts).
+void add_process_times(nlohmann::ordered_json& report, double startup_seconds,
+                       double device_start_seconds);
+void print_process_times(const Executor& exec, double startup_seconds, double device_start_seconds,
+                         bool slowest_of_processes);
+
 void add_hierarchy(nlohmann::ordered_json& report, const amg::HierarchySummary& summary,
                    const config::SolverConfig& cfg);
 

@@ -128,20 +128,20 @@ Aggregates aggregate(const StrengthGraph<T>& S, std::uint64_t seed, int level) {
                    priority.data());
     // Algorithm 2: each iteration decides at least the largest undecided
     // tuple, so it ends; in practice after a handful of iterations.
+    size_type rounds = 0;
     if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
-      result.iterations = static_cast<int>(
-          agg::mis2_rounds(e, n, rp, ci, state.data(), priority.data(), tuple.data()));
+      rounds = agg::mis2_rounds(e, n, rp, ci, state.data(), priority.data(), tuple.data());
     } else {
-      for (size_type undecided = n; undecided > 0;) {
+      for (size_type undecided = n; undecided > 0 && rounds <= n; ++rounds) {
         agg::mis2_propagate(e, n, rp, ci, state.data(), priority.data(), tuple.data());
         undecided = agg::mis2_decide(e, n, rp, ci, tuple.data(), 0, state.data());
-        ++result.iterations;
-        if (result.iterations > n + 1) {
-          throw error("aggregate: MIS(2) did not finish after " +
-                      std::to_string(result.iterations) + " iterations (internal error)");
-        }
       }
     }
+    if (rounds > n) {
+      throw error("aggregate: MIS(2) did not finish after " + std::to_string(rounds) +
+                  " iterations (internal error)");
+    }
+    result.iterations = static_cast<int>(rounds);
     const size_type roots = agg::number_roots(e, n, state.data(), 0, result.aggregate.data());
     result.root = Array<index_type>(exec, roots);
     agg::list_roots(e, n, state.data(), result.aggregate.data(), 0, result.root.data());

@@ -179,7 +179,8 @@ size_type mis2_decide(const Exec& exec, size_type rows, const offset_type* g_row
 /// the undecided points and their neighbours (the tuples the decisions
 /// read), so that the late rounds, with few points left, cost little where
 /// the full rounds read the whole graph each time. The same states as the
-/// full rounds. Returns the number of rounds.
+/// full rounds. Returns the number of rounds; stops after rows + 1 (which
+/// the caller reports: each round decides at least one point).
 size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g_row_ptr,
                       const index_type* g_col_idx, std::int8_t* state,
                       const std::uint32_t* priority, std::uint64_t* tuple);

@@ -186,16 +186,6 @@ __global__ void __launch_bounds__(gj_threads)
   }
 }
 
-/// out(:, j) = a(:, source[j]).
-__global__ void gather_columns_kernel(index_type n, const double* __restrict__ a,
-                                      const index_type* __restrict__ source,
-                                      double* __restrict__ out) {
-  const size_type k = static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k >= static_cast<size_type>(n) * n) return;
-  const size_type j = k / n, i = k - j * n;
-  out[k] = a[static_cast<size_type>(source[j]) * n + i];
-}
-
 constexpr int matvec_rows = 32;  // rows per block: one per lane
 constexpr int matvec_warps = 8;  // column slices per block
 
@@ -240,12 +230,16 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   int shared_limit = 0;
   STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                            exec.device()));
+  // Dynamic shared memory: the panel, rows k and p of the owned columns,
+  // and (resident) the owned columns.
+  const auto dynamic_bytes = [&](int panel, bool with_columns) {
+    return sizeof(double) *
+           static_cast<std::size_t>(panel * n + 2 * cpb + (with_columns ? cpb * n : 0));
+  };
   const auto fits = [&](int panel, bool with_columns) {
     const std::size_t static_bytes = 2 * (gj_warps + 4 * panel) * sizeof(double);
-    const std::size_t bytes =
-        sizeof(double) *
-        static_cast<std::size_t>(panel * n + 2 * cpb + (with_columns ? cpb * n : 0));
-    return bytes + static_bytes <= static_cast<std::size_t>(shared_limit);
+    return dynamic_bytes(panel, with_columns) + static_bytes <=
+           static_cast<std::size_t>(shared_limit);
   };
   const int panel = fits(8, false) ? 8 : 2;
   if (!fits(panel, false)) {
@@ -255,8 +249,7 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
                            " bytes of shared memory; expected at most a few thousand rows");
   }
   const bool resident = fits(panel, true);
-  const std::size_t shared_bytes =
-      sizeof(double) * static_cast<std::size_t>(panel * n + 2 * cpb + (resident ? cpb * n : 0));
+  const std::size_t shared_bytes = dynamic_bytes(panel, resident);
   auto* kernel = panel == 8
                      ? (resident ? &gauss_jordan_kernel<true, 8> : &gauss_jordan_kernel<false, 8>)
                      : (resident ? &gauss_jordan_kernel<true, 2> : &gauss_jordan_kernel<false, 2>);
@@ -274,17 +267,16 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   const double max_entry = transform_reduce(
       exec, n * n, 0.0, [=] __device__(size_type k) { return a[k] < 0 ? -a[k] : a[k]; },
       ops::Max{});
-  cuda_detail::ScratchBuffer next_column(exec,
-                                         sizeof(double) * static_cast<std::size_t>(2 * panel * n));
+  cuda_detail::ScratchBuffer panels(exec, sizeof(double) * static_cast<std::size_t>(2 * panel * n));
   cuda_detail::ScratchBuffer pivots(exec, sizeof(index_type) * static_cast<std::size_t>(n + 1));
   index_type* singular_step = pivots.as<index_type>() + n;
   STRATA_CUDA_CHECK(cudaMemsetAsync(singular_step, 0xff, sizeof(index_type), stream));  // -1
   index_type rows = static_cast<index_type>(n), columns_per_block = cpb;
   double* values = a;
-  double* next = next_column.as<double>();
+  double* panel_columns = panels.as<double>();
   index_type* pivot_rows = pivots.as<index_type>();
   double threshold = singular_tolerance * max_entry;
-  void* args[] = {&rows,       &columns_per_block, &values,   &next,
+  void* args[] = {&rows,       &columns_per_block, &values,   &panel_columns,
                   &pivot_rows, &singular_step,     &threshold};
   STRATA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
                                                 gj_threads, args, shared_bytes, stream));
@@ -309,11 +301,12 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
   cuda_detail::ScratchBuffer result(exec, sizeof(double) * static_cast<std::size_t>(n * n));
   STRATA_CUDA_CHECK(cudaMemcpyAsync(order.data(), source.data(), sizeof(index_type) * n,
                                     cudaMemcpyHostToDevice, stream));
-  constexpr int threads = 256;
-  gather_columns_kernel<<<static_cast<unsigned>((n * n + threads - 1) / threads), threads, 0,
-                          stream>>>(static_cast<index_type>(n), a, order.as<index_type>(),
-                                    result.as<double>());
-  STRATA_CUDA_CHECK(cudaGetLastError());
+  const index_type* from = order.as<index_type>();
+  double* out = result.as<double>();
+  parallel_for(exec, n * n, [=] __device__(size_type k) {  // out(:, j) = a(:, source[j])
+    const size_type j = k / n, i = k - j * n;
+    out[k] = a[static_cast<size_type>(from[j]) * n + i];
+  });
   STRATA_CUDA_CHECK(
       cudaMemcpyAsync(a, result.data(), sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream));
   STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));

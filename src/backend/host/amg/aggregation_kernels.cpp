@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <string>
 #include <vector>
 
 #include "backend/host/base/parallel.hpp"
@@ -42,11 +41,8 @@ size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g
   std::vector<std::uint8_t> read(static_cast<std::size_t>(rows), 0);
   std::vector<index_type> rows_read;
   size_type rounds = 0;
-  while (!open.empty()) {
-    if (++rounds > rows + 1) {
-      throw error("aggregate: MIS(2) did not finish after " + std::to_string(rounds) +
-                  " iterations (internal error)");
-    }
+  while (!open.empty() && rounds <= rows) {
+    ++rounds;
     // The tuples this round's decisions read: the open points' and their
     // neighbours' (the marks all store 1, so their order does not matter).
     parallel_for(exec, static_cast<size_type>(open.size()), [&](size_type u) {
