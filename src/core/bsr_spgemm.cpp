@@ -186,6 +186,11 @@ void SparseProduct<BsrMatrix<T>>::recompute_values(const BsrMatrix<T>& A, const 
 }
 
 template <class T>
+void SparseProduct<BsrMatrix<T>>::fingerprint_b(const BsrMatrix<T>& B) {
+  b_ = detail::describe_pattern(B.executor(), block_pattern_of(B));
+}
+
+template <class T>
 BsrMatrix<T> spgemm(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
   check_operands("spgemm", A, B);
   return multiply(A, B).first;

@@ -53,14 +53,39 @@ const BsrMatrix<T>& checked(const BsrMatrix<T>& R, const BsrMatrix<T>& A, const 
 
 template <class Matrix>
 GalerkinProduct<Matrix>::GalerkinProduct(const Matrix& R, const Matrix& A, const Matrix& P)
-    : AP_(checked(R, A, P), P), RAP_(R, AP_.result(), true) {}
+    : AP_(std::in_place, checked(R, A, P), P),
+      RAP_(R, AP_->result(), true),
+      ap_products_(AP_->products()) {}
+
+template <class Matrix>
+const Matrix& GalerkinProduct<Matrix>::AP() const {
+  if (!AP_) {
+    throw invalid_argument(
+        "GalerkinProduct::AP: the intermediate A P was released (release_intermediate())");
+  }
+  return AP_->result();
+}
 
 template <class Matrix>
 void GalerkinProduct<Matrix>::recompute(const Matrix& R, const Matrix& A, const Matrix& P) {
   checked(R, A, P);
-  AP_.recompute(A, P);
-  // A P is ours and its pattern cannot have changed: skip its check.
-  RAP_.recompute_values(R, AP_.result(), true, false);
+  if (AP_) {
+    AP_->recompute(A, P);
+    // A P is ours and its pattern cannot have changed: skip its check.
+    RAP_.recompute_values(R, AP_->result(), true, false);
+    return;
+  }
+  // Released: A P afresh. Its pattern follows from A's and P's; the check
+  // against the fingerprint taken at release catches a changed one.
+  const SparseProduct<Matrix> AP(A, P);
+  RAP_.recompute_values(R, AP.result(), true, true);
+}
+
+template <class Matrix>
+void GalerkinProduct<Matrix>::release_intermediate() {
+  if (!AP_) return;
+  RAP_.fingerprint_b(AP_->result());
+  AP_.reset();
 }
 
 template <class Matrix>

@@ -101,6 +101,11 @@ void SparseProduct<CsrMatrix<T>>::recompute_values(const CsrMatrix<T>& A, const 
 }
 
 template <class T>
+void SparseProduct<CsrMatrix<T>>::fingerprint_b(const CsrMatrix<T>& B) {
+  b_ = describe(B);
+}
+
+template <class T>
 CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
   check_operands("spgemm", A, B);
   return A.executor().visit([&](const auto& e) {

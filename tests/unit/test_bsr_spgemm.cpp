@@ -309,6 +309,26 @@ TEST(BsrGalerkin, RecomputeEqualsAFreshProduct) {
   }
 }
 
+TEST(BsrGalerkin, ReleasedIntermediateRecomputesTheSameValues) {
+  const auto L = elasticity_level(3);
+  GalerkinProduct<BsrMatrix<double>> G(L.R, L.A, L.P);
+  const size_type products = G.products();
+  G.release_intermediate();
+  EXPECT_TRUE(G.intermediate_released());
+  EXPECT_THROW((void)G.AP(), invalid_argument);
+  EXPECT_EQ(G.products(), products);
+  const auto R2 = test::with_new_values(L.R, 21), A2 = test::with_new_values(L.A, 22),
+             P2 = test::with_new_values(L.P, 23);
+  for (int round = 0; round < 2; ++round) {  // A P is rebuilt and freed each time
+    G.recompute(R2, A2, P2);
+    test::expect_identical(to_csr(G.result()), to_csr(GalerkinProduct(R2, A2, P2).result()),
+                           "recompute after release");
+  }
+  const auto tentative = detail::rigid_body_tentative_prolongator(
+      3, gallery::elasticity3d(Executor::host(), 3).coordinates, 2);
+  EXPECT_THROW(G.recompute(transpose(tentative), L.A, tentative), invalid_argument);
+}
+
 TEST(BsrGalerkin, BlockSizesThatDoNotLineUpAreNamed) {
   const auto h = Executor::host();
   const auto A22 = test::random_bsr(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "sparse_product_util.hpp"
@@ -146,6 +147,35 @@ TEST_P(Galerkin, RecomputeEqualsAFreshProduct) {
   // A changed pattern is refused.
   const auto P_other = test::aggregation_prolongator(e, n, n, n, 2);
   EXPECT_THROW(G.recompute(transpose(P_other), A2, P_other), invalid_argument);
+}
+
+TEST_P(Galerkin, ReleasedIntermediateRecomputesTheSameValues) {
+  const auto e = exec();
+  const size_type n = 8;
+  const auto A = gallery::poisson3d(e, n, n, n);
+  const auto P = test::linear_prolongator(e, n);
+  const auto R = transpose(P);
+  GalerkinProduct G(R, A, P);
+  const size_type products = G.products();
+  G.release_intermediate();
+  EXPECT_TRUE(G.intermediate_released());
+  EXPECT_THROW((void)G.AP(), invalid_argument);
+  EXPECT_EQ(G.products(), products);
+  const auto A2 = symmetric_new_values(A);
+  const auto P2 = test::with_new_values(P, 42);
+  const auto R2 = transpose(P2);
+  for (int round = 0; round < 2; ++round) {  // A P is rebuilt and freed each time
+    G.recompute(R2, A2, P2);
+    test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "after release");
+  }
+  // An A of another pattern gives an A P of another pattern: refused by the
+  // check against the fingerprint taken at release.
+  try {
+    G.recompute(R2, gallery::diffusion3d_27pt(e, n, n, n), P2);
+    ADD_FAILURE() << "no error for A P of another pattern";
+  } catch (const invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find(": B "), std::string::npos) << error.what();
+  }
 }
 
 TEST_P(Galerkin, ChecksOperands) {

@@ -97,6 +97,9 @@ class SparseProduct<BsrMatrix<T>> {
   SparseProduct(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool trusted_b);
   /// recompute() without the pattern check of the operands marked trusted.
   void recompute_values(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool check_a, bool check_b);
+  /// Fingerprints B (built trusted) after all, so that recompute_values()
+  /// can check it: for a B that is rebuilt, not kept, between recomputes.
+  void fingerprint_b(const BsrMatrix<T>& B);
 
   BsrMatrix<T> C_;
   /// m: A's column block size, B's row block size.

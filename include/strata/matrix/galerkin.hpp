@@ -18,6 +18,8 @@
 /// and schedules. For a piecewise-constant P (one entry per row) the
 /// products are cheap: every row of A P has the length of A's row or less.
 
+#include <optional>
+
 #include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/spgemm.hpp"
 
@@ -43,8 +45,9 @@ class GalerkinProduct {
 
   /// Ac.
   const Matrix& result() const noexcept { return RAP_.result(); }
-  /// The intermediate A P (kept for recompute).
-  const Matrix& AP() const noexcept { return AP_.result(); }
+  /// The intermediate A P (kept for recompute). Throws invalid_argument
+  /// after release_intermediate().
+  const Matrix& AP() const;
 
   /// Recomputes Ac's values in place for new values of R, A and P with
   /// unchanged patterns (and block sizes; checked as in
@@ -52,13 +55,24 @@ class GalerkinProduct {
   /// for bit.
   void recompute(const Matrix& R, const Matrix& A, const Matrix& P);
 
+  /// Frees the intermediate A P, which for classical interpolation holds
+  /// about twice A's entries (the lean resetup of amg::HierarchyParams).
+  /// recompute() then multiplies A P afresh, pattern and values, checks that
+  /// its pattern is the one R (A P) was built on (invalid_argument
+  /// otherwise), uses it and frees it again: less memory held between
+  /// recomputes, for a slower recompute. Ac's values are the same either way.
+  void release_intermediate();
+  /// Whether release_intermediate() ran.
+  bool intermediate_released() const noexcept { return !AP_.has_value(); }
+
   /// Multiplications of both products together (scalar multiplications
   /// for BSR).
-  size_type products() const noexcept { return AP_.products() + RAP_.products(); }
+  size_type products() const noexcept { return ap_products_ + RAP_.products(); }
 
  private:
-  SparseProduct<Matrix> AP_;
+  std::optional<SparseProduct<Matrix>> AP_;
   SparseProduct<Matrix> RAP_;
+  size_type ap_products_ = 0;
 };
 
 /// Ac = R A P, once (no recompute), for CsrMatrix<T> or BsrMatrix<T>. Same

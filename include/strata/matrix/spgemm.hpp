@@ -114,6 +114,9 @@ class SparseProduct<CsrMatrix<T>> {
   SparseProduct(const CsrMatrix<T>& A, const CsrMatrix<T>& B, bool trusted_b);
   /// recompute() without the pattern check of the operands marked trusted.
   void recompute_values(const CsrMatrix<T>& A, const CsrMatrix<T>& B, bool check_a, bool check_b);
+  /// Fingerprints B (built trusted) after all, so that recompute_values()
+  /// can check it: for a B that is rebuilt, not kept, between recomputes.
+  void fingerprint_b(const CsrMatrix<T>& B);
 
   CsrMatrix<T> C_;
   std::unique_ptr<detail::ProductSchedule> schedule_;
