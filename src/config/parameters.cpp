@@ -329,6 +329,10 @@ void declare_amg(std::vector<Parameter>& out) {
   h.boolean("keep_resetup_data", &H::keep_resetup_data,
             "Keep what a value-only resetup needs (false: less memory)",
             {.negating_flag = "--drop-resetup-data"});
+  h.boolean("lean_resetup_data", &H::lean_resetup_data,
+            "With keep_resetup_data: keep only what resetup cannot rebuild (less memory held, "
+            "a slower resetup)",
+            {.flags = {"--lean-resetup-data"}});
 }
 
 void declare_classical(std::vector<Parameter>& out) {

@@ -18,6 +18,7 @@
 #include "strata/matrix/spgemm.hpp"
 #include "strata/matrix/transpose.hpp"
 #include "test_util.hpp"
+#include "unit/sparse_product_util.hpp"
 
 namespace strata {
 namespace {
@@ -620,6 +621,54 @@ TEST_P(Classical, DroppingResetupDataSavesMemoryAndKeepsTheSolve) {
                 aggressive, kept.summary().setup_bytes / 1e6, dropped.summary().setup_bytes / 1e6);
     EXPECT_THROW(dropped.resetup(test::shared(A)), invalid_argument);
   }
+}
+
+/// The lean resetup (HierarchyParams::lean_resetup_data) rebuilds what the
+/// full one keeps: the same hierarchy after each resetup, with less memory
+/// held. The interpolation operands are made afresh (pattern and values)
+/// rather than refilled, which on the device may sum in another order:
+/// equal to rounding.
+void expect_lean_resetup_equals_full(const CsrMatrix<double>& A, const ClassicalParams& p,
+                                     const char* what) {
+  amg::Hierarchy<double> full(test::shared(A), amg::make_classical_coarsening<double>(p));
+  amg::Hierarchy<double> lean(test::shared(A), amg::make_classical_coarsening<double>(p),
+                              {.lean_resetup_data = true});
+  ASSERT_EQ(full.num_levels(), lean.num_levels()) << what;
+  ASSERT_GE(full.num_levels(), 3) << what;
+  const double full_mb = full.summary().setup_bytes / 1e6,
+               lean_mb = lean.summary().setup_bytes / 1e6;
+  std::printf("  %s: hierarchy %.1f MB with full resetup data, %.1f MB lean\n", what, full_mb,
+              lean_mb);
+  EXPECT_LT(lean_mb, 0.7 * full_mb) << what;
+  for (const auto& [scale, shift] : {std::pair{3.0, 0.0}, std::pair{0.5, 0.05}}) {
+    const CsrMatrix<double> A2 = new_values(A, scale, shift);
+    for (int round = 0; round < 2; ++round) {  // rebuilt and freed again each time
+      full.resetup(test::shared(A2));
+      lean.resetup(test::shared(A2));
+      for (int l = 0; l < full.num_levels(); ++l) {
+        const std::string at = std::string(what) + ", level " + std::to_string(l);
+        test::expect_close(lean.level_matrix(l), full.level_matrix(l), at + " A", 1e-12);
+        if (l + 1 < full.num_levels()) {
+          test::expect_close(lean.level_interpolation(l), full.level_interpolation(l), at + " P",
+                             1e-12);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(Classical, LeanResetupGivesTheFullResetupsHierarchyWithLessMemory) {
+  expect_lean_resetup_equals_full(gallery::poisson3d(exec(), 24, 24, 24), ClassicalParams{},
+                                  "poisson3d 24^3, PMIS + ext+i");
+  expect_lean_resetup_equals_full(
+      gallery::poisson3d(exec(), 24, 24, 24),
+      ClassicalParams{.interpolation = Interpolation::mm_ext_e,
+                      .aggressive_levels = 1,
+                      .aggressive_interpolation = Interpolation::mm_ext_e},
+      "poisson3d 24^3, aggressive two-stage ext+e");
+  expect_lean_resetup_equals_full(gallery::diffusion3d_27pt(exec(), 14, 14, 14),
+                                  ClassicalParams{.interpolation = Interpolation::direct},
+                                  "27-point 14^3, direct");
 }
 
 TEST_P(Classical, AggressiveResetupEqualsAFreshSetup) {

@@ -496,6 +496,7 @@ std::string what_runs(const SolverConfig& cfg) {
       if (l.solve_seconds > 0) s += " profiled";
     }
     for (const auto& [stage, seconds] : summary.setup_stage_seconds) s += " | " + stage;
+    s += " | holds " + std::to_string(summary.setup_bytes) + " bytes";
     try {
       h->resetup();
       s += " | resetup kept";
@@ -587,6 +588,7 @@ std::map<std::string, Change> changes() {
       {amg + "kcycle_threshold", {kcycle, 0.0}},
       {amg + "profile_levels", {{}, true}},
       {amg + "keep_resetup_data", {{}, false}},
+      {amg + "lean_resetup_data", {{}, true}},
       // Acts on distributed levels only; a serial hierarchy says it in its name.
       {amg + "agglomeration_rows", {{}, I(1000)}},
       {classical + "splitting", {{}, S("pmis")}},

@@ -135,6 +135,10 @@ class Coarsening {
   /// Frees what refresh() would need (HierarchyParams::keep_resetup_data =
   /// false); refresh() may then throw. The default keeps nothing extra.
   virtual void release_refresh_data() {}
+  /// Frees what refresh() can rebuild from what it keeps
+  /// (HierarchyParams::lean_resetup_data): refresh() then rebuilds it each
+  /// time and frees it again, giving the same P. The default frees nothing.
+  virtual void release_rebuildable_data() {}
   /// Name for the summary ("classical PMIS + ext+i", "aggregation MIS(2)").
   virtual std::string name() const = 0;
 };
@@ -205,6 +209,16 @@ struct HierarchyParams {
   /// AMG on 7-point 256^3: several GB; see bench/NOTES.md). false frees them
   /// once setup is done, and resetup() then throws invalid_argument.
   bool keep_resetup_data = true;
+  /// With keep_resetup_data: keep only what a resetup cannot rebuild from
+  /// the patterns (strength flags, splittings, interpolation roles and
+  /// truncation choices, the products' schedules), not the intermediates
+  /// (classical interpolation's operands and untruncated products, the
+  /// Galerkin products' A P). resetup() rebuilds those, patterns and values,
+  /// and frees them again: the same hierarchy, a resetup that costs more
+  /// (the products' symbolic phases again), and much less memory held
+  /// between resetups (classical AMG on 7-point Poisson: see
+  /// bench/NOTES.md). Ignored without keep_resetup_data.
+  bool lean_resetup_data = false;
   /// Distributed levels only (agglomeration, hypre's and PETSc GAMG's
   /// processor reduction): a coarse level of fewer rows than this, over
   /// all processes, is gathered onto process 0 with every level below it

@@ -51,6 +51,10 @@ class CoarseProduct {
   /// New values of R, A and P with the patterns (and kinds) of construction.
   virtual void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
                          const LevelOperator<T>& P) = 0;
+  /// Frees intermediates that recompute() can rebuild from the patterns
+  /// (the lean resetup of amg::HierarchyParams); recompute() then rebuilds
+  /// them each time, and frees them again. The default keeps everything.
+  virtual void release_intermediates() {}
 };
 
 /// The contract of one level (see the file comment). A LevelOperator lives

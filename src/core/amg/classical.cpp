@@ -208,6 +208,11 @@ struct LevelState {
   bool final_truncated = false;
   Array<offset_type> final_source;
   Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
+  // release_rebuildable_data() ran (the lean resetup): the stages' operands,
+  // P12 and r_from_p are rebuilt at each refresh and freed again.
+  bool lean = false;
+  bool p12_released = false;                   // P12 was freed: p12_pattern is its pattern
+  strata::detail::OperandPattern p12_pattern;
   // P and R, shared with the hierarchy's Transfer: refresh writes their values.
   std::shared_ptr<CsrMatrix<T>> P, R;
   bool released = false;     // release_refresh_data() ran: refresh is impossible
@@ -310,17 +315,44 @@ class ClassicalCoarsening final : public Coarsening<T> {
     part.emplace(p_.profile_stages, A.executor(), times, "interpolation: refresh P");
     if (!L.aggressive) {
       refresh_stage(L.first, A, L.strong, *L.P);
-    } else if (!L.P12) {  // the second pass kept every C point
+    } else if (!L.P12 && !L.p12_released) {  // the second pass kept every C point
       refresh_stage(L.first, A, L.strong, *L.P);
     } else {
       refresh_stage(L.first, A, L.strong, L.P1);
       refresh_stage(L.second, A, L.strong, L.P2);
-      L.P12->recompute(L.P1, L.P2);
-      truncated_values(L.P12->result(), L.final_truncated, L.final_source, *L.P);
+      if (L.P12) {
+        L.P12->recompute(L.P1, L.P2);
+        truncated_values(L.P12->result(), L.final_truncated, L.final_source, *L.P);
+      } else {  // lean: P1 P2 afresh
+        const SparseProduct<CsrMatrix<T>> P12(L.P1, L.P2);
+        strata::detail::check_pattern_unchanged("classical coarsening: refresh", "P1 P2",
+                                                A.executor(), detail::pattern_of(P12.result()),
+                                                L.p12_pattern, "nonzeros");
+        truncated_values(P12.result(), L.final_truncated, L.final_source, *L.P);
+      }
     }
     part.reset();
     PartTimer r_part(p_.profile_stages, A.executor(), times, "interpolation: refresh R");
     refresh_restriction(L);
+  }
+
+  /// The lean resetup: frees the interpolation operands, their untruncated
+  /// products and P1 P2, which refresh() rebuilds from A, the strength
+  /// flags, the roles and P1, P2; keeps those and the truncation choices.
+  void release_rebuildable_data() override {
+    for (LevelState<T>& L : levels_) {
+      if (L.released || L.distributed || L.lean) continue;
+      detail::release(L.first);
+      if (L.P12) {  // two-stage interpolation
+        detail::release(L.second);
+        L.p12_pattern = strata::detail::describe_pattern(L.P12->result().executor(),
+                                                         detail::pattern_of(L.P12->result()));
+        L.P12.reset();
+        L.p12_released = true;
+      }
+      L.r_from_p = Array<offset_type>{};
+      L.lean = true;
+    }
   }
 
   /// Keeps only the splittings (for classical_splitting): the strength
@@ -483,6 +515,14 @@ class ClassicalCoarsening final : public Coarsening<T> {
   static void refresh_restriction(LevelState<T>& L) {
     const CsrMatrix<T>& P = *L.P;
     const Executor& exec = P.executor();
+    if (L.lean) {  // no map kept: transpose afresh (rows sorted, so R's pattern)
+      const CsrMatrix<T> R = transpose(P);
+      require(R.nnz() == L.R->nnz(), "classical coarsening: refresh: P^T has " +
+                                         std::to_string(R.nnz()) + " entries, R " +
+                                         std::to_string(L.R->nnz()));
+      copy(R.values(), L.R->values());
+      return;
+    }
     if (L.r_from_p.size() != P.nnz()) {
       CsrMatrix<T> numbers(P.rows(), P.cols(), P.row_ptr().clone(), P.col_idx().clone(),
                            Array<T>(exec, P.nnz()));

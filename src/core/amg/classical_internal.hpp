@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/amg/stage_timer.hpp"
+#include "core/sparse_product_checks.hpp"
 #include "kernels/amg/classical_kernels.hpp"
 #include "strata/amg/classical.hpp"
 #include "strata/matrix/spgemm.hpp"
@@ -46,6 +47,11 @@ struct InterpolationStage {
   bool truncated = false;
   Array<offset_type> source;
   bool sorted_rows = false;
+  /// release(): operands, product and direct were freed (the lean resetup);
+  /// refresh_stage() rebuilds them, checks the untruncated pattern against
+  /// this fingerprint, and frees them again.
+  bool released = false;
+  strata::detail::OperandPattern untruncated_pattern;
 
   const CsrMatrix<T>& untruncated() const { return product ? product->result() : direct; }
 
@@ -121,20 +127,60 @@ CsrMatrix<T> build(InterpolationStage<T>& s, const CsrMatrix<T>& A,
   return truncate(s.untruncated(), max_elements, factor, s.truncated, s.source);
 }
 
-/// New values of the stage's operator P for new values of A.
+template <class T>
+kernels::spgemm::Pattern pattern_of(const CsrMatrix<T>& M) {
+  return {M.rows(), M.cols(), M.nnz(), M.row_ptr().data(), M.col_idx().data()};
+}
+
+/// Frees what refresh_stage() can rebuild from A, the strength flags and the
+/// roles: the operands, their product and the untruncated operator (the
+/// lean resetup). The roles and the truncation's choice stay.
+template <class T>
+void release(InterpolationStage<T>& s) {
+  if (s.released) return;
+  const CsrMatrix<T>& W = s.untruncated();
+  s.untruncated_pattern = strata::detail::describe_pattern(W.executor(), pattern_of(W));
+  s.operands.reset();
+  s.product.reset();
+  s.direct = CsrMatrix<T>{};
+  s.released = true;
+}
+
+/// New values of the stage's operator P for new values of A. A released
+/// stage builds its operands and untruncated operator afresh (pattern and
+/// values; the pattern follows from the strength flags and roles, and is
+/// checked), takes the values and frees them again.
 template <class T>
 void refresh_stage(InterpolationStage<T>& s, const CsrMatrix<T>& A,
                    const Array<std::uint8_t>& strong, CsrMatrix<T>& P) {
   const auto in = s.input(A, strong);
   A.executor().visit([&](const auto& e) {
     if (s.kind == Interpolation::direct) {
-      ck::direct_interpolation_values(e, in, s.direct);
+      if (s.released) {
+        s.direct = ck::direct_interpolation(e, in);
+      } else {
+        ck::direct_interpolation_values(e, in, s.direct);
+      }
+    } else if (s.released) {
+      s.operands = ck::mm_operands(e, in, mm_variant(s.kind));
     } else {
       ck::mm_operand_values(e, in, mm_variant(s.kind), *s.operands);
     }
   });
-  if (s.product) s.product->recompute(s.operands->AFF, s.operands->AFC);
+  if (s.released) {
+    if (s.operands) s.product.emplace(s.operands->AFF, s.operands->AFC);
+    strata::detail::check_pattern_unchanged("classical coarsening: refresh", "the untruncated interpolation",
+                            A.executor(), pattern_of(s.untruncated()), s.untruncated_pattern,
+                            "nonzeros");
+  } else if (s.product) {
+    s.product->recompute(s.operands->AFF, s.operands->AFC);
+  }
   truncated_values(s.untruncated(), s.truncated, s.source, P);
+  if (s.released) {
+    s.operands.reset();
+    s.product.reset();
+    s.direct = CsrMatrix<T>{};
+  }
 }
 
 }  // namespace strata::amg::detail

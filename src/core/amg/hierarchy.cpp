@@ -292,7 +292,14 @@ struct Hierarchy<T>::Impl {
       report_level(l, next.A->global_rows(), start);
       levels.push_back(std::move(next));
     }
-    if (!params.keep_resetup_data) coarsening->release_refresh_data();
+    if (!params.keep_resetup_data) {
+      coarsening->release_refresh_data();
+    } else if (params.lean_resetup_data) {
+      coarsening->release_rebuildable_data();
+      for (Level& level : levels) {
+        if (level.galerkin) level.galerkin->release_intermediates();
+      }
+    }
     const auto coarsest_start = Clock::now();
     for (int l = 0; l <= last(); ++l) build_work_vectors(l);
     build_coarse_solver();

@@ -50,6 +50,7 @@ class SpgemmCoarseProduct final : public CoarseProduct<T> {
     const char* who = "Galerkin product (CSR) recompute";
     product_->recompute(csr_matrix(R, who), csr_matrix(A, who), csr_matrix(P, who));
   }
+  void release_intermediates() override { product_->release_intermediate(); }
 
  private:
   // Holders of op_ keep the product (and so A_c) alive.
@@ -145,6 +146,7 @@ class BlockedCoarseProduct final : public CoarseProduct<T> {
     const BlockForm<T> r(R, 1, in.left, who), a(A, in.left, in.right, who), p(P, in.right, 1, who);
     product_->recompute(*r.matrix, *a.matrix, *p.matrix);
   }
+  void release_intermediates() override { product_->release_intermediate(); }
 
  private:
   // Holders of op_ keep the product (and so A_c) alive.
