@@ -101,6 +101,15 @@ struct Result {
   amg::HierarchySummary summary;
   /// Bytes of A's arrays, and what a hierarchy without resetup data holds.
   std::size_t matrix_bytes = 0, held_without_resetup = 0;
+  /// The lean resetup (HierarchyParams::lean_resetup_data): what the
+  /// hierarchy holds after setup and after a resetup, the most a resetup
+  /// has in use above what was in use before it, and its time (the second
+  /// of two).
+  std::size_t held_lean = 0, held_lean_after_resetup = 0, lean_resetup_peak = 0;
+  double lean_resetup = 0;
+  /// What the full resetup data holds once the first resetup made its map
+  /// from P's entries to R's.
+  std::size_t held_after_resetup = 0;
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -225,6 +234,7 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
   r.setup = r.solve = r.resetup = r.first_resetup = std::numeric_limits<double>::infinity();
   for (int rep = 0; rep <= o.repeat; ++rep) {
     exec.synchronize();
+    const std::size_t in_use_before = exec.memory_stats().in_use;
     auto t0 = Clock::now();
     amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), hierarchy);
     exec.synchronize();
@@ -244,6 +254,7 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
     H.resetup();
     exec.synchronize();
     const double first_resetup = seconds_since(t0);
+    const std::size_t held_after_resetup = exec.memory_stats().in_use - in_use_before;
     t0 = Clock::now();
     H.resetup();
     exec.synchronize();
@@ -257,6 +268,7 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
     r.setup = std::min(r.setup, setup);
     r.solve = std::min(r.solve, solve_time);
     r.resetup = std::min(r.resetup, resetup);
+    r.held_after_resetup = held_after_resetup;
     r.iterations = info.iterations;
     r.converged = info.converged();
     r.residual = info.relative_residual;
@@ -273,6 +285,23 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
     lean.keep_resetup_data = false;
     const amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), lean);
     r.held_without_resetup = H.summary().setup_bytes;
+  }
+  {
+    amg::HierarchyParams lean = hierarchy;
+    lean.lean_resetup_data = true;
+    const std::size_t in_use_before = exec.memory_stats().in_use;
+    amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), lean);
+    r.held_lean = H.summary().setup_bytes;
+    H.resetup();
+    exec.synchronize();
+    exec.reset_peak_memory();
+    const std::size_t in_use_resetup = exec.memory_stats().in_use;
+    const auto t0 = Clock::now();
+    H.resetup();
+    exec.synchronize();
+    r.lean_resetup = seconds_since(t0);
+    r.lean_resetup_peak = exec.memory_stats().peak_in_use - in_use_resetup;
+    r.held_lean_after_resetup = exec.memory_stats().in_use - in_use_before;
   }
   return r;
 }
@@ -336,6 +365,12 @@ int main(int argc, char** argv) {
         double(r.held_without_resetup) * 1e-9,
         double(r.held_without_resetup) / double(std::max<std::size_t>(r.matrix_bytes, 1)),
         double(r.matrix_bytes) * 1e-9);
+    std::printf(
+        "%-18s after a resetup %.2f GB; lean resetup data: %.2f GB after setup, %.2f GB after a "
+        "resetup (%.2f GB more while it runs), resetup %.4f s\n",
+        "", double(r.held_after_resetup) * 1e-9, double(r.held_lean) * 1e-9,
+        double(r.held_lean_after_resetup) * 1e-9, double(r.lean_resetup_peak) * 1e-9,
+        r.lean_resetup);
     std::fflush(stdout);
     if (o.summary) std::printf("%s", amg::format_summary(r.summary).c_str());
   }
@@ -368,6 +403,14 @@ int main(int argc, char** argv) {
                      "\"solve_seconds\": %.3f, \"iterations\": %d}, ",
                      h->name.c_str(), h->setup, h->solve, h->iterations);
       }
+      std::fprintf(f,
+                   "\"memory_bytes\": {\"matrix\": %zu, \"with_resetup_data\": %zu, "
+                   "\"after_resetup\": %zu, \"setup_peak\": %zu, \"without_resetup_data\": %zu, "
+                   "\"lean\": %zu, \"lean_after_resetup\": %zu, \"lean_resetup_extra\": %zu}, "
+                   "\"lean_resetup_seconds\": %.5f, ",
+                   r.matrix_bytes, r.summary.setup_bytes, r.held_after_resetup,
+                   r.summary.setup_peak_bytes, r.held_without_resetup, r.held_lean,
+                   r.held_lean_after_resetup, r.lean_resetup_peak, r.lean_resetup);
       std::fprintf(f, "\"setup_stage_seconds\": {");
       bool first = true;
       for (const auto& [stage, s] : r.summary.setup_stage_seconds) {
