@@ -437,6 +437,51 @@ TEST_P(Classical, TruncationKeepsTheLargestEntriesAndTheRowSums) {
   EXPECT_GT(shortened, 0);
 }
 
+// Refresh finds the kept entries by column instead of holding a map from
+// each to its place in the untruncated row: the same values bit for bit,
+// and a pattern that does not match is counted, not read past.
+TEST_P(Classical, TruncatedValuesByColumnsEqualTheMappedOnes) {
+  const auto A = gallery::diffusion3d_27pt(exec(), 9, 9, 9);
+  const ClassicalParams full{.max_elements_per_row = 0};
+  const auto cf = amg::pmis_splitting(amg::strength_matrix(A, full), full.seed);
+  auto W = amg::classical_interpolation(A, cf, full);
+  Array<offset_type> source;
+  auto P = exec().visit([&](const auto& e) {
+    return kernels::classical::truncate(e, W, 3, 0.3, source);
+  });
+  ASSERT_LT(P.nnz(), W.nnz());
+  copy(Array<double>(exec(), test::random_values(W.nnz(), 3)), W.values());
+  auto mapped = P.clone(), by_columns = P.clone();
+  const size_type missing = exec().visit([&](const auto& e) {
+    kernels::classical::truncated_values(e, W, source.data(), mapped);
+    return kernels::classical::truncated_values_by_columns(e, W, by_columns);
+  });
+  EXPECT_EQ(missing, 0);
+  test::expect_identical(by_columns, mapped, "truncated values");
+  // A result with a column W's row lacks: counted.
+  auto cols = P.col_idx().to_vector();
+  const auto wrp = W.row_ptr().to_vector();
+  const auto wci = W.col_idx().to_vector();
+  const auto prp = P.row_ptr().to_vector();
+  size_type changed_rows = 0;
+  for (size_type i = 0; i < P.rows() && changed_rows < 2; ++i) {
+    if (prp[i + 1] == prp[i]) continue;
+    const std::set<index_type> row(wci.begin() + wrp[i], wci.begin() + wrp[i + 1]);
+    index_type absent = 0;
+    while (row.count(absent)) ++absent;
+    if (absent >= P.cols()) continue;
+    cols[prp[i]] = absent;
+    ++changed_rows;
+  }
+  ASSERT_EQ(changed_rows, 2);
+  CsrMatrix<double> wrong(P.rows(), P.cols(), P.row_ptr().clone(),
+                          Array<index_type>(exec(), cols), P.values().clone());
+  EXPECT_EQ(exec().visit([&](const auto& e) {
+              return kernels::classical::truncated_values_by_columns(e, W, wrong);
+            }),
+            2);
+}
+
 TEST_P(Classical, ChoicesDoNotDependOnRoundingDifferences) {
   // Host and device round the Galerkin products differently (the device
   // fuses multiply-adds), so the strength and truncation choices must not
@@ -630,9 +675,11 @@ TEST_P(Classical, DroppingResetupDataSavesMemoryAndKeepsTheSolve) {
 /// equal to rounding.
 void expect_lean_resetup_equals_full(const CsrMatrix<double>& A, const ClassicalParams& p,
                                      const char* what) {
-  amg::Hierarchy<double> full(test::shared(A), amg::make_classical_coarsening<double>(p));
+  // Small coarse levels, so that the device (600 rows by default) has three.
+  amg::Hierarchy<double> full(test::shared(A), amg::make_classical_coarsening<double>(p),
+                              {.coarse_size = 50});
   amg::Hierarchy<double> lean(test::shared(A), amg::make_classical_coarsening<double>(p),
-                              {.lean_resetup_data = true});
+                              {.coarse_size = 50, .lean_resetup_data = true});
   ASSERT_EQ(full.num_levels(), lean.num_levels()) << what;
   ASSERT_GE(full.num_levels(), 3) << what;
   const double full_mb = full.summary().setup_bytes / 1e6,

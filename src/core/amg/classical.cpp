@@ -206,11 +206,11 @@ struct LevelState {
   CsrMatrix<T> P1, P2;
   std::optional<SparseProduct<CsrMatrix<T>>> P12;
   bool final_truncated = false;
-  Array<offset_type> final_source;
   Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
   // release_rebuildable_data() ran (the lean resetup): the stages' operands,
   // P12 and r_from_p are rebuilt at each refresh and freed again.
   bool lean = false;
+  bool roles_released = false;                 // first's roles and maps, remade from cf
   bool p12_released = false;                   // P12 was freed: p12_pattern is its pattern
   strata::detail::OperandPattern p12_pattern;
   // P and R, shared with the hierarchy's Transfer: refresh writes their values.
@@ -314,7 +314,13 @@ class ClassicalCoarsening final : public Coarsening<T> {
     std::optional<PartTimer> part;
     part.emplace(p_.profile_stages, A.executor(), times, "interpolation: refresh P");
     if (!L.aggressive) {
+      if (L.roles_released) {
+        Array<index_type> cmap;
+        const size_type nc = enumerate(L.cf, ck::kCoarse, cmap);
+        one_stage_roles(L.first, L.cf, std::move(cmap), nc, L.first.kind);
+      }
       refresh_stage(L.first, A, L.strong, *L.P);
+      if (L.roles_released) release_roles(L.first);
     } else if (!L.P12 && !L.p12_released) {  // the second pass kept every C point
       refresh_stage(L.first, A, L.strong, *L.P);
     } else {
@@ -322,13 +328,13 @@ class ClassicalCoarsening final : public Coarsening<T> {
       refresh_stage(L.second, A, L.strong, L.P2);
       if (L.P12) {
         L.P12->recompute(L.P1, L.P2);
-        truncated_values(L.P12->result(), L.final_truncated, L.final_source, *L.P);
+        truncated_values(L.P12->result(), L.final_truncated, *L.P);
       } else {  // lean: P1 P2 afresh
         const SparseProduct<CsrMatrix<T>> P12(L.P1, L.P2);
         strata::detail::check_pattern_unchanged("classical coarsening: refresh", "P1 P2",
                                                 A.executor(), detail::pattern_of(P12.result()),
                                                 L.p12_pattern, "nonzeros");
-        truncated_values(P12.result(), L.final_truncated, L.final_source, *L.P);
+        truncated_values(P12.result(), L.final_truncated, *L.P);
       }
     }
     part.reset();
@@ -343,6 +349,10 @@ class ClassicalCoarsening final : public Coarsening<T> {
     for (LevelState<T>& L : levels_) {
       if (L.released || L.distributed || L.lean) continue;
       detail::release(L.first);
+      if (!L.aggressive) {  // one stage: its roles follow from cf alone
+        release_roles(L.first);
+        L.roles_released = true;
+      }
       if (L.P12) {  // two-stage interpolation
         detail::release(L.second);
         L.p12_pattern = strata::detail::describe_pattern(L.P12->result().executor(),
@@ -434,6 +444,12 @@ class ClassicalCoarsening final : public Coarsening<T> {
                        std::make_shared<const DistributedOperator<T>>(L.dist.R)};
   }
 
+  static void release_roles(InterpolationStage<T>& s) {
+    s.role = Array<std::int32_t>{};
+    s.cmap = Array<index_type>{};
+    s.dmap = Array<index_type>{};
+  }
+
   static void one_stage_roles(InterpolationStage<T>& s, const Array<std::int32_t>& cf,
                               Array<index_type> cmap, size_type nc, Interpolation kind) {
     const size_type n = cf.size();
@@ -506,8 +522,8 @@ class ClassicalCoarsening final : public Coarsening<T> {
     L.P2 = build(s, A, L.strong, stage_max, stage_factor, parts(times));
     PartTimer part(p_.profile_stages, exec, times, "interpolation: P1 P2");
     L.P12.emplace(L.P1, L.P2);
-    return truncate(L.P12->result(), q.max_elements_per_row, q.truncation_factor, L.final_truncated,
-                    L.final_source);
+    return truncate(L.P12->result(), q.max_elements_per_row, q.truncation_factor,
+                    L.final_truncated);
   }
 
   /// R = P^T for new values of P: R's entries are gathered from P's through

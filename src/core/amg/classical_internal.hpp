@@ -45,7 +45,6 @@ struct InterpolationStage {
   std::optional<SparseProduct<CsrMatrix<T>>> product;  // MM: untruncated = AFF AFC
   CsrMatrix<T> direct;                                 // direct: untruncated
   bool truncated = false;
-  Array<offset_type> source;
   bool sorted_rows = false;
   /// release(): operands, product and direct were freed (the lean resetup);
   /// refresh_stage() rebuilds them, checks the untruncated pattern against
@@ -73,25 +72,29 @@ struct InterpolationStage {
   }
 };
 
-/// Truncates P (or copies it when truncation is off), remembering the choice.
+/// Truncates P (or copies it when truncation is off). The result's pattern
+/// is the choice: truncated_values() finds its entries in P by column.
 template <class T>
-CsrMatrix<T> truncate(const CsrMatrix<T>& P, int max_elements, double factor, bool& truncated,
-                      Array<offset_type>& source) {
+CsrMatrix<T> truncate(const CsrMatrix<T>& P, int max_elements, double factor, bool& truncated) {
   truncated = max_elements > 0 || factor > 0;
   if (!truncated) return P.clone();
+  Array<offset_type> source;
   return P.executor().visit(
       [&](const auto& e) { return ck::truncate(e, P, max_elements, factor, source); });
 }
 
-/// New values of a truncate() result for new values of P.
+/// New values of a truncate() result for new values of P (same patterns).
 template <class T>
-void truncated_values(const CsrMatrix<T>& P, bool truncated, const Array<offset_type>& source,
-                      CsrMatrix<T>& result) {
+void truncated_values(const CsrMatrix<T>& P, bool truncated, CsrMatrix<T>& result) {
   if (!truncated) {
     copy(P.values(), result.values());
     return;
   }
-  P.executor().visit([&](const auto& e) { ck::truncated_values(e, P, source.data(), result); });
+  const size_type missing = P.executor().visit(
+      [&](const auto& e) { return ck::truncated_values_by_columns(e, P, result); });
+  require(missing == 0, "classical coarsening: refresh: " + std::to_string(missing) +
+                            " rows of the truncated interpolation have entries the untruncated "
+                            "one lacks (internal error: the patterns changed)");
 }
 
 /// Builds the stage's untruncated operator and returns it truncated. With
@@ -124,7 +127,7 @@ CsrMatrix<T> build(InterpolationStage<T>& s, const CsrMatrix<T>& A,
     s.product.emplace(s.operands->AFF, s.operands->AFC);
   }
   PartTimer t(parts != nullptr, exec, times, "interpolation: truncation");
-  return truncate(s.untruncated(), max_elements, factor, s.truncated, s.source);
+  return truncate(s.untruncated(), max_elements, factor, s.truncated);
 }
 
 template <class T>
@@ -175,7 +178,7 @@ void refresh_stage(InterpolationStage<T>& s, const CsrMatrix<T>& A,
   } else if (s.product) {
     s.product->recompute(s.operands->AFF, s.operands->AFC);
   }
-  truncated_values(s.untruncated(), s.truncated, s.source, P);
+  truncated_values(s.untruncated(), s.truncated, P);
   if (s.released) {
     s.operands.reset();
     s.product.reset();

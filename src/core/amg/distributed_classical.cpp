@@ -61,7 +61,6 @@ struct DistributedClassicalLevel<T>::RefreshData {
   CsrMatrix<T> X, Y;
   std::optional<SparseProduct<CsrMatrix<T>>> P12;
   bool final_truncated = false;
-  Array<offset_type> final_source;
 };
 
 template <class T>
@@ -559,7 +558,7 @@ void two_stage_product(const RowPartition& coarse, const RowPartition& coarse2,
                         std::move(x_val));
   data.P12.emplace(data.X, data.Y);
   data.P = truncate(data.P12->result(), p.max_elements_per_row, p.truncation_factor,
-                    data.final_truncated, data.final_source);
+                    data.final_truncated);
   data.table = std::move(columns);
   data.two_stage = true;
 }
@@ -692,7 +691,7 @@ void refresh_two_stage(RefreshData<T>& data) {
                      static_cast<index_type*>(nullptr), data.Y.values().data());
   });
   data.P12->recompute(data.X, data.Y);
-  truncated_values(data.P12->result(), data.final_truncated, data.final_source, data.P);
+  truncated_values(data.P12->result(), data.final_truncated, data.P);
 }
 
 }  // namespace

@@ -241,6 +241,14 @@ CsrMatrix<T> truncate(const Exec& exec, const CsrMatrix<T>& P, int max_elements,
 template <class Exec, class T>
 void truncated_values(const Exec& exec, const CsrMatrix<T>& P, const offset_type* source,
                       CsrMatrix<T>& result);
+/// The same without `source`: each kept entry is found in P's row by its
+/// column (the kept entries keep P's order, so one walk per row), so that
+/// refresh need not hold a map of 8 bytes per entry. The same values as
+/// truncated_values(), bit for bit. Returns the number of rows with an
+/// entry of `result` that P's row lacks (0 unless the patterns differ).
+template <class Exec, class T>
+size_type truncated_values_by_columns(const Exec& exec, const CsrMatrix<T>& P,
+                                      CsrMatrix<T>& result);
 
 /// dst[k] = src[map[k]] for k < n.
 template <class Exec, class T>

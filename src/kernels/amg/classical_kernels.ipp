@@ -765,6 +765,40 @@ void truncated_values(const Exec& exec, const CsrMatrix<T>& P, const offset_type
 }
 
 template <class Exec, class T>
+size_type truncated_values_by_columns(const Exec& exec, const CsrMatrix<T>& P,
+                                      CsrMatrix<T>& result) {
+  const offset_type* p_ptr = P.row_ptr().data();
+  const index_type* p_col = P.col_idx().data();
+  const T* p_val = P.values().data();
+  const offset_type* ptr = result.row_ptr().data();
+  const index_type* col = result.col_idx().data();
+  T* val = result.values().data();
+  return transform_reduce(
+      exec, result.rows(), size_type{0},
+      [=] STRATA_HD(size_type r) -> size_type {
+        // The kept entries are some of P's row, in its order: one walk
+        // along the row finds each (columns within a row are distinct).
+        const offset_type end = p_ptr[r + 1];
+        T all{0}, kept{0};
+        for (offset_type k = p_ptr[r]; k < end; ++k) all += p_val[k];
+        offset_type k = p_ptr[r];
+        for (offset_type q = ptr[r]; q < ptr[r + 1]; ++q, ++k) {
+          while (k < end && p_col[k] != col[q]) ++k;
+          if (k == end) return 1;
+          kept += p_val[k];
+        }
+        const T scale = kept != T{0} ? all / kept : T{1};
+        k = p_ptr[r];
+        for (offset_type q = ptr[r]; q < ptr[r + 1]; ++q, ++k) {
+          while (p_col[k] != col[q]) ++k;
+          val[q] = p_val[k] * scale;
+        }
+        return 0;
+      },
+      ops::Plus{});
+}
+
+template <class Exec, class T>
 void gather_values(const Exec& exec, size_type n, const T* src, const offset_type* map, T* dst) {
   parallel_for(exec, n, [=] STRATA_HD(size_type k) { dst[k] = src[map[k]]; });
 }
