@@ -115,6 +115,18 @@ def test_resetup_without_resetup_data_sets_up_again():
     assert M.resetup(A * 3.0) == "full"
 
 
+def test_lean_resetup_data_gives_the_same_preconditioner_with_less_memory():
+    A = poisson3d(16)
+    full = strata.AMG(A)
+    lean = strata.AMG(A, config={"preconditioner": {"amg": {"lean_resetup_data": True}}})
+    assert lean.summary()["setup_bytes"] < full.summary()["setup_bytes"]
+    A_new = (A * 2.0).tocsr()
+    assert full.resetup(A_new) == "values"
+    assert lean.resetup(A_new) == "values"
+    u = rhs(A.shape[0])
+    np.testing.assert_allclose(lean @ u, full @ u, rtol=1e-12, atol=0)
+
+
 def test_near_null_space_goes_to_aggregation():
     A = poisson3d(10)
     n = A.shape[0]
