@@ -446,9 +446,8 @@ TEST_P(Classical, TruncatedValuesByColumnsEqualTheMappedOnes) {
   const auto cf = amg::pmis_splitting(amg::strength_matrix(A, full), full.seed);
   auto W = amg::classical_interpolation(A, cf, full);
   Array<offset_type> source;
-  auto P = exec().visit([&](const auto& e) {
-    return kernels::classical::truncate(e, W, 3, 0.3, source);
-  });
+  auto P = exec().visit(
+      [&](const auto& e) { return kernels::classical::truncate(e, W, 3, 0.3, source); });
   ASSERT_LT(P.nnz(), W.nnz());
   copy(Array<double>(exec(), test::random_values(W.nnz(), 3)), W.values());
   auto mapped = P.clone(), by_columns = P.clone();
@@ -474,11 +473,11 @@ TEST_P(Classical, TruncatedValuesByColumnsEqualTheMappedOnes) {
     ++changed_rows;
   }
   ASSERT_EQ(changed_rows, 2);
-  CsrMatrix<double> wrong(P.rows(), P.cols(), P.row_ptr().clone(),
-                          Array<index_type>(exec(), cols), P.values().clone());
+  CsrMatrix<double> wrong(P.rows(), P.cols(), P.row_ptr().clone(), Array<index_type>(exec(), cols),
+                          P.values().clone());
   EXPECT_EQ(exec().visit([&](const auto& e) {
-              return kernels::classical::truncated_values_by_columns(e, W, wrong);
-            }),
+    return kernels::classical::truncated_values_by_columns(e, W, wrong);
+  }),
             2);
 }
 

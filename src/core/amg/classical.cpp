@@ -210,8 +210,8 @@ struct LevelState {
   // release_rebuildable_data() ran (the lean resetup): the stages' operands,
   // P12 and r_from_p are rebuilt at each refresh and freed again.
   bool lean = false;
-  bool roles_released = false;                 // first's roles and maps, remade from cf
-  bool p12_released = false;                   // P12 was freed: p12_pattern is its pattern
+  bool roles_released = false;  // first's roles and maps, remade from cf
+  bool p12_released = false;    // P12 was freed: p12_pattern is its pattern
   strata::detail::OperandPattern p12_pattern;
   // P and R, shared with the hierarchy's Transfer: refresh writes their values.
   std::shared_ptr<CsrMatrix<T>> P, R;

@@ -172,9 +172,9 @@ void refresh_stage(InterpolationStage<T>& s, const CsrMatrix<T>& A,
   });
   if (s.released) {
     if (s.operands) s.product.emplace(s.operands->AFF, s.operands->AFC);
-    strata::detail::check_pattern_unchanged("classical coarsening: refresh", "the untruncated interpolation",
-                            A.executor(), pattern_of(s.untruncated()), s.untruncated_pattern,
-                            "nonzeros");
+    strata::detail::check_pattern_unchanged(
+        "classical coarsening: refresh", "the untruncated interpolation", A.executor(),
+        pattern_of(s.untruncated()), s.untruncated_pattern, "nonzeros");
   } else if (s.product) {
     s.product->recompute(s.operands->AFF, s.operands->AFC);
   }
