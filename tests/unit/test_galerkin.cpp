@@ -129,52 +129,46 @@ TEST_P(Galerkin, TrilinearInterpolationKeepsSymmetryAndConstants) {
   EXPECT_EQ(G.products(), test::product_count(A, p_lengths) + test::product_count(R, ap_lengths));
 }
 
+// Kept or released (release_intermediate(): A P multiplied afresh at each
+// recompute), the recompute gives a fresh product's values bit for bit.
 TEST_P(Galerkin, RecomputeEqualsAFreshProduct) {
   const auto e = exec();
   const size_type n = 8;
   const auto A = gallery::poisson3d(e, n, n, n);
   const auto P = test::linear_prolongator(e, n);
   const auto R = transpose(P);
-  GalerkinProduct G(R, A, P);
   // A Newton step: new values in A and in P (hence R), same patterns.
   const auto A2 = symmetric_new_values(A);
   const auto P2 = test::with_new_values(P, 42);
   const auto R2 = transpose(P2);
-  G.recompute(R2, A2, P2);
-  test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "recompute");
-  test::expect_identical(G.result(), galerkin_product(R2, A2, P2), "galerkin_product");
-  EXPECT_LT(asymmetry(G.result()), 1e-13);
-  // A changed pattern is refused.
-  const auto P_other = test::aggregation_prolongator(e, n, n, n, 2);
-  EXPECT_THROW(G.recompute(transpose(P_other), A2, P_other), invalid_argument);
-}
-
-TEST_P(Galerkin, ReleasedIntermediateRecomputesTheSameValues) {
-  const auto e = exec();
-  const size_type n = 8;
-  const auto A = gallery::poisson3d(e, n, n, n);
-  const auto P = test::linear_prolongator(e, n);
-  const auto R = transpose(P);
-  GalerkinProduct G(R, A, P);
-  const size_type products = G.products();
-  G.release_intermediate();
-  EXPECT_TRUE(G.intermediate_released());
-  EXPECT_THROW((void)G.AP(), invalid_argument);
-  EXPECT_EQ(G.products(), products);
-  const auto A2 = symmetric_new_values(A);
-  const auto P2 = test::with_new_values(P, 42);
-  const auto R2 = transpose(P2);
-  for (int round = 0; round < 2; ++round) {  // A P is rebuilt and freed each time
-    G.recompute(R2, A2, P2);
-    test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "after release");
-  }
-  // An A of another pattern gives an A P of another pattern: refused by the
-  // check against the fingerprint taken at release.
-  try {
-    G.recompute(R2, gallery::diffusion3d_27pt(e, n, n, n), P2);
-    ADD_FAILURE() << "no error for A P of another pattern";
-  } catch (const invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find(": B "), std::string::npos) << error.what();
+  for (bool released : {false, true}) {
+    SCOPED_TRACE(released ? "A P released" : "A P kept");
+    GalerkinProduct G(R, A, P);
+    const size_type products = G.products();
+    if (released) {
+      G.release_intermediate();
+      EXPECT_THROW((void)G.AP(), invalid_argument);
+    }
+    EXPECT_EQ(G.intermediate_released(), released);
+    EXPECT_EQ(G.products(), products);
+    for (int round = 0; round < 2; ++round) {  // a released A P is rebuilt and freed each time
+      G.recompute(R2, A2, P2);
+      test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "recompute");
+    }
+    test::expect_identical(G.result(), galerkin_product(R2, A2, P2), "galerkin_product");
+    EXPECT_LT(asymmetry(G.result()), 1e-13);
+    // A changed pattern is refused.
+    const auto P_other = test::aggregation_prolongator(e, n, n, n, 2);
+    EXPECT_THROW(G.recompute(transpose(P_other), A2, P_other), invalid_argument);
+    if (!released) continue;
+    // An A of another pattern gives an A P of another pattern: refused by
+    // the check against the fingerprint taken at release.
+    try {
+      G.recompute(R2, gallery::diffusion3d_27pt(e, n, n, n), P2);
+      ADD_FAILURE() << "no error for A P of another pattern";
+    } catch (const invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(": B "), std::string::npos) << error.what();
+    }
   }
 }
 
