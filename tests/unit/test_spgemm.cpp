@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/spgemm_internal.hpp"
@@ -55,7 +56,11 @@ TEST_P(Spgemm, RandomShapesMatchReference) {
                         {"wide times tall", 50, 700, 60, 2},
                         {"one very long row in A", 300, 500, 400, 3},
                         {"one very long row in B", 300, 500, 400, 4},
-                        {"single row and single column", 1, 800, 1, 5}};
+                        {"single row and single column", 1, 800, 1, 5},
+                        // Past the host's column marks (2^24 over all threads):
+                        // the hash-set path.
+                        {"B wider than the host's column marks", 200, 300,
+                         (size_type{1} << 24) + 3, 6}};
   for (const auto& c : cases) {
     const int kind = c.kind;
     auto A = random_sparse(
@@ -76,6 +81,9 @@ TEST_P(Spgemm, RandomShapesMatchReference) {
         31u + unsigned(kind));
     SparseProduct product(A, B);
     test::expect_matches_reference(product.result(), test::reference_product(A, B), c.what);
+    const auto fresh = product.result().clone();
+    product.recompute(A, B);
+    test::expect_identical(product.result(), fresh, std::string(c.what) + ", recompute");
   }
 }
 

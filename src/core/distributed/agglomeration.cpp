@@ -116,6 +116,8 @@ class AgglomeratingCoarsening final : public amg::Coarsening<T> {
     }
   }
 
+  void release_rebuildable_data() override { inner_->release_rebuildable_data(); }
+
   std::string name() const override {
     return inner_->name() + ", distributed levels below " + std::to_string(rows_) +
            " rows gathered onto one process";

@@ -13,7 +13,14 @@
 // into C once the counts give the offsets: C is held twice for a moment.
 // numeric(), the value-only recompute, has only C's sorted columns: it finds
 // each product's entry through a hash set of the row's columns (rows of more
-// than 16 columns; shorter ones by bisection). Every c_ij is summed in A's
+// than 16 columns; shorter ones by bisection).
+//
+// Where B has few enough columns that every thread can hold a mark per
+// column (dense_marks_budget over all threads: the Galerkin products of AMG,
+// whose B is P or A P with the coarse level's columns), both use that
+// instead: a column's place in the row is one load, with no hashing and no
+// slots to note. Measured on 7-point 128^3 classical AMG (2 threads): see
+// bench/NOTES.md. Every c_ij is summed in A's
 // order in both, the device's order (see spgemm.hpp), so the two backends
 // differ only by the device's fused multiply-adds.
 
@@ -38,6 +45,25 @@ namespace host_product {
 constexpr index_type empty_key = std::numeric_limits<index_type>::max();
 // Rows per OpenMP task: small enough to balance rows of uneven work.
 constexpr size_type rows_per_task = 64;
+// Column marks (4 bytes each) all threads together may hold: 64 MB.
+constexpr size_type dense_marks_budget = size_type{1} << 24;
+
+/// Whether a product with B of `columns` columns takes the column marks on
+/// `exec`'s threads.
+inline bool use_marks(const HostExec& exec, size_type columns) {
+  return columns * host_detail::thread_count(exec) <= dense_marks_budget;
+}
+
+/// One mark per column of B: the column's place in the row at hand, or -1.
+/// Between rows every mark is -1 again (reset through the row's columns).
+struct ColumnMarks {
+  std::vector<std::int32_t> place;
+  void reserve(size_type columns) {
+    if (place.size() < static_cast<std::size_t>(columns)) {
+      place.assign(static_cast<std::size_t>(columns), -1);
+    }
+  }
+};
 
 /// The distinct column indices of one row of C, and, once the row is
 /// sorted, the place of each in it.
@@ -123,7 +149,14 @@ template <class T>
 struct FillScratch {
   ColumnSet set;
   std::vector<std::uint32_t> product_slot;
+  ColumnMarks marks;
   RowBlock<T> rows;
+};
+
+/// A thread's scratch for numeric(): a hash set or the column marks.
+struct NumericScratch {
+  ColumnSet set;
+  ColumnMarks marks;
 };
 
 /// f(scratch, i) for every i in [0, n), in dynamic chunks of `chunk` over
@@ -205,6 +238,36 @@ size_type fill_row(FillScratch<T>& scratch, const Pattern& A, const T* a_values,
   return n;
 }
 
+/// fill_row() through the column marks (use_marks()): the row's distinct
+/// columns collected as first seen, sorted, each given its place in its
+/// mark; the values summed through the marks in the same order.
+template <class T>
+size_type fill_row_marked(FillScratch<T>& scratch, const Pattern& A, const T* a_values,
+                          const Pattern& B, const T* b_values, size_type i, RowBlock<T>& out) {
+  std::int32_t* const mark = scratch.marks.place.data();
+  const std::size_t c0 = out.cols.size();
+  for (offset_type e = A.row_ptr[i]; e < A.row_ptr[i + 1]; ++e) {
+    const index_type k = A.col_idx[e];
+    for (offset_type q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
+      const index_type c = B.col_idx[q];
+      if (mark[c] < 0) {
+        mark[c] = 0;
+        out.cols.push_back(c);
+      }
+    }
+  }
+  const size_type n = static_cast<size_type>(out.cols.size() - c0);
+  index_type* cols = out.cols.data() + c0;
+  std::sort(cols, cols + n);
+  for (size_type p = 0; p < n; ++p) mark[cols[p]] = static_cast<std::int32_t>(p);
+  out.values.resize(c0 + static_cast<std::size_t>(n), T{0});
+  accumulate_row(
+      A, a_values, B, b_values, i, [&](offset_type q) { return mark[B.col_idx[q]]; },
+      out.values.data() + c0);
+  for (size_type p = 0; p < n; ++p) mark[cols[p]] = -1;
+  return n;
+}
+
 }  // namespace host_product
 
 using namespace host_product;
@@ -216,12 +279,24 @@ void numeric(const Exec& exec, const Pattern& A, const T* a_values, const Patter
   // A row of more columns than this finds them through a hash set of its
   // columns rather than by bisection.
   constexpr size_type bisect_up_to = 16;
-  for_each_with_scratch<ColumnSet>(exec, C.rows, rows_per_task, [&](ColumnSet& set, size_type i) {
+  const bool marked = use_marks(exec, B.cols);
+  for_each_with_scratch<NumericScratch>(exec, C.rows, rows_per_task, [&](NumericScratch& scratch,
+                                                                         size_type i) {
+    ColumnSet& set = scratch.set;
     const offset_type c0 = C.row_ptr[i];
     const size_type n = C.row_ptr[i + 1] - c0;
     const index_type* cols = C.col_idx + c0;
     T* acc = c_values + c0;
     std::fill(acc, acc + n, T{0});
+    if (marked) {
+      scratch.marks.reserve(B.cols);
+      std::int32_t* const mark = scratch.marks.place.data();
+      for (size_type p = 0; p < n; ++p) mark[cols[p]] = static_cast<std::int32_t>(p);
+      accumulate_row(
+          A, a_values, B, b_values, i, [&](offset_type q) { return mark[B.col_idx[q]]; }, acc);
+      for (size_type p = 0; p < n; ++p) mark[cols[p]] = -1;
+      return;
+    }
     if (n <= bisect_up_to) {
       accumulate_row(
           A, a_values, B, b_values, i,
@@ -254,14 +329,17 @@ Product<T> multiply(const Exec& exec, const Pattern& A, const T* a_values, const
   offset_type* rp = row_ptr.data();
   const size_type blocks = (rows + rows_per_task - 1) / rows_per_task;
   std::vector<RowBlock<T>> block(static_cast<std::size_t>(blocks));
+  const bool marked = use_marks(exec, B.cols);
   for_each_with_scratch<FillScratch<T>>(exec, blocks, 1, [&](FillScratch<T>& scratch, size_type b) {
     RowBlock<T>& out = scratch.rows;
     out.cols.clear();
     out.values.clear();
     const size_type first = b * rows_per_task;
     const size_type last = std::min(rows, first + rows_per_task);
+    if (marked) scratch.marks.reserve(B.cols);
     for (size_type i = first; i < last; ++i) {
-      rp[i] = fill_row(scratch, A, a_values, B, b_values, i, w[i], out);
+      rp[i] = marked ? fill_row_marked(scratch, A, a_values, B, b_values, i, out)
+                     : fill_row(scratch, A, a_values, B, b_values, i, w[i], out);
     }
     // Exactly the block's size: the blocks together hold C once until the move.
     block[b].cols.assign(out.cols.begin(), out.cols.end());
