@@ -216,8 +216,10 @@ struct HierarchyParams {
   /// Galerkin products' A P). resetup() rebuilds those, patterns and values,
   /// and frees them again: the same hierarchy, a resetup that costs more
   /// (the products' symbolic phases again), and much less memory held
-  /// between resetups (classical AMG on 7-point Poisson: see
-  /// bench/NOTES.md). Ignored without keep_resetup_data.
+  /// between resetups (classical AMG, 7-point Poisson 256^3 on an H100:
+  /// 5.6 GB held against 14.8 GB, resetup 0.11 s against 0.07 s, and 4.8 GB
+  /// more while a resetup runs; bench/NOTES.md). Ignored without
+  /// keep_resetup_data.
   bool lean_resetup_data = false;
   /// Distributed levels only (agglomeration, hypre's and PETSc GAMG's
   /// processor reduction): a coarse level of fewer rows than this, over

@@ -343,8 +343,10 @@ class ClassicalCoarsening final : public Coarsening<T> {
   }
 
   /// The lean resetup: frees the interpolation operands, their untruncated
-  /// products and P1 P2, which refresh() rebuilds from A, the strength
-  /// flags, the roles and P1, P2; keeps those and the truncation choices.
+  /// products, the product P1 P2, the map from P to R and (one-stage levels)
+  /// the roles, which refresh() rebuilds from A, the strength flags, the
+  /// splitting and P1, P2; keeps those and the truncation choices (P's
+  /// pattern).
   void release_rebuildable_data() override {
     for (LevelState<T>& L : levels_) {
       if (L.released || L.distributed || L.lean) continue;
