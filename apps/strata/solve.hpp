@@ -107,8 +107,6 @@ nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
                                           const std::string& preconditioner, const SolveInfo& info,
                                           double true_relative_residual);
 
-/// The JSON report's fields on an AMG hierarchy (levels, complexities,
-/// coarse solver, memory), shared by the serial and the distributed report.
 /// The process's wall time so far and its first parts (start-up before
 /// main, starting the executor), as JSON keys (startup_seconds,
 /// device_start_seconds, process_seconds) or as the report's last line
@@ -118,6 +116,8 @@ void add_process_times(nlohmann::ordered_json& report, double startup_seconds,
 void print_process_times(const Executor& exec, double startup_seconds, double device_start_seconds,
                          bool slowest_of_processes);
 
+/// The JSON report's fields on an AMG hierarchy (levels, complexities,
+/// coarse solver, memory), shared by the serial and the distributed report.
 void add_hierarchy(nlohmann::ordered_json& report, const amg::HierarchySummary& summary,
                    const config::SolverConfig& cfg);
 

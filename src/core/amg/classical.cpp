@@ -208,10 +208,10 @@ struct LevelState {
   bool final_truncated = false;
   Array<offset_type> r_from_p;  // R's entries as entries of P (made by the first refresh)
   // release_rebuildable_data() ran (the lean resetup): the stages' operands,
-  // P12 and r_from_p are rebuilt at each refresh and freed again.
+  // P12 (when second.released; p12_pattern is its pattern), r_from_p and,
+  // on one-stage levels, first's roles are rebuilt at each refresh and
+  // freed again.
   bool lean = false;
-  bool roles_released = false;  // first's roles and maps, remade from cf
-  bool p12_released = false;    // P12 was freed: p12_pattern is its pattern
   strata::detail::OperandPattern p12_pattern;
   // P and R, shared with the hierarchy's Transfer: refresh writes their values.
   std::shared_ptr<CsrMatrix<T>> P, R;
@@ -314,14 +314,14 @@ class ClassicalCoarsening final : public Coarsening<T> {
     std::optional<PartTimer> part;
     part.emplace(p_.profile_stages, A.executor(), times, "interpolation: refresh P");
     if (!L.aggressive) {
-      if (L.roles_released) {
+      if (L.lean) {
         Array<index_type> cmap;
         const size_type nc = enumerate(L.cf, ck::kCoarse, cmap);
         one_stage_roles(L.first, L.cf, std::move(cmap), nc, L.first.kind);
       }
       refresh_stage(L.first, A, L.strong, *L.P);
-      if (L.roles_released) release_roles(L.first);
-    } else if (!L.P12 && !L.p12_released) {  // the second pass kept every C point
+      if (L.lean) release_roles(L.first);
+    } else if (!L.P12 && !L.second.released) {  // the second pass kept every C point
       refresh_stage(L.first, A, L.strong, *L.P);
     } else {
       refresh_stage(L.first, A, L.strong, L.P1);
@@ -351,16 +351,12 @@ class ClassicalCoarsening final : public Coarsening<T> {
     for (LevelState<T>& L : levels_) {
       if (L.released || L.distributed || L.lean) continue;
       detail::release(L.first);
-      if (!L.aggressive) {  // one stage: its roles follow from cf alone
-        release_roles(L.first);
-        L.roles_released = true;
-      }
+      if (!L.aggressive) release_roles(L.first);  // one stage: its roles follow from cf
       if (L.P12) {  // two-stage interpolation
         detail::release(L.second);
         L.p12_pattern = strata::detail::describe_pattern(L.P12->result().executor(),
                                                          detail::pattern_of(L.P12->result()));
         L.P12.reset();
-        L.p12_released = true;
       }
       L.r_from_p = Array<offset_type>{};
       L.lean = true;

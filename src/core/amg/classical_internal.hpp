@@ -135,6 +135,14 @@ kernels::spgemm::Pattern pattern_of(const CsrMatrix<T>& M) {
   return {M.rows(), M.cols(), M.nnz(), M.row_ptr().data(), M.col_idx().data()};
 }
 
+/// The operands, their product and the untruncated operator freed.
+template <class T>
+void free_untruncated(InterpolationStage<T>& s) {
+  s.operands.reset();
+  s.product.reset();
+  s.direct = CsrMatrix<T>{};
+}
+
 /// Frees what refresh_stage() can rebuild from A, the strength flags and the
 /// roles: the operands, their product and the untruncated operator (the
 /// lean resetup). The roles and the truncation's choice stay.
@@ -143,9 +151,7 @@ void release(InterpolationStage<T>& s) {
   if (s.released) return;
   const CsrMatrix<T>& W = s.untruncated();
   s.untruncated_pattern = strata::detail::describe_pattern(W.executor(), pattern_of(W));
-  s.operands.reset();
-  s.product.reset();
-  s.direct = CsrMatrix<T>{};
+  free_untruncated(s);
   s.released = true;
 }
 
@@ -179,11 +185,7 @@ void refresh_stage(InterpolationStage<T>& s, const CsrMatrix<T>& A,
     s.product->recompute(s.operands->AFF, s.operands->AFC);
   }
   truncated_values(s.untruncated(), s.truncated, P);
-  if (s.released) {
-    s.operands.reset();
-    s.product.reset();
-    s.direct = CsrMatrix<T>{};
-  }
+  if (s.released) free_untruncated(s);
 }
 
 }  // namespace strata::amg::detail
