@@ -333,6 +333,12 @@ void declare_amg(std::vector<Parameter>& out) {
             "With keep_resetup_data: keep only what resetup cannot rebuild (less memory held, "
             "a slower resetup)",
             {.flags = {"--lean-resetup-data"}});
+  h.choice("cycle_precision", &H::cycle_precision,
+           {{"double", amg::CyclePrecision::full}, {"single", amg::CyclePrecision::single}},
+           "Precision of the AMG cycle (single: levels, smoothers and coarse inverse rounded to "
+           "float after setup, the Krylov method staying in double; smoothers jacobi, l1jacobi, "
+           "chebyshev)",
+           {.flags = {"--cycle-precision"}});
 }
 
 void declare_classical(std::vector<Parameter>& out) {

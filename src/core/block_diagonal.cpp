@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/single_precision.hpp"
 #include "kernels/matrix/block_diagonal_kernels.hpp"
 
 namespace strata {
@@ -95,6 +96,12 @@ void BlockDiagonal<T>::apply(T alpha, const Vector<T>& x, T beta, Vector<T>& y) 
     kernels::block_diagonal::apply(e, block_rows_, block_size_, values_.data(), alpha, x.data(),
                                    beta, y.data());
   });
+}
+
+template <class T>
+BlockDiagonal<float> BlockDiagonal<T>::to_single() const {
+  return BlockDiagonal<float>(block_rows_, block_size_, kind_,
+                              detail::single_copy(values_, "BlockDiagonal::to_single"));
 }
 
 template class BlockDiagonal<float>;

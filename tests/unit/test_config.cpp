@@ -589,6 +589,9 @@ std::map<std::string, Change> changes() {
       {amg + "profile_levels", {{}, true}},
       {amg + "keep_resetup_data", {{}, false}},
       {amg + "lean_resetup_data", {{}, true}},
+      // The host's default smoother (hybrid Gauss-Seidel) has no
+      // single-precision form.
+      {amg + "cycle_precision", {{{amg + "smoother", S("l1jacobi")}}, S("single")}},
       // Acts on distributed levels only; a serial hierarchy says it in its name.
       {amg + "agglomeration_rows", {{}, I(1000)}},
       {classical + "splitting", {{}, S("pmis")}},

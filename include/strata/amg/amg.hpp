@@ -154,6 +154,16 @@ enum class CycleType { V, W, F, K };
 /// "V", "W", "F", "K".
 const char* to_string(CycleType type) noexcept;
 
+/// The precision the cycles compute in (HierarchyParams::cycle_precision).
+/// full: the hierarchy's value type (double). single: the levels'
+/// operators, transfers, smoothers and coarse inverse rounded to float once
+/// setup is done, and every cycle computed in float: mixed precision, as
+/// hypre and AmgX offer it, under a Krylov method that stays in double.
+enum class CyclePrecision { full, single };
+
+/// "double" (full), "single".
+const char* to_string(CyclePrecision precision) noexcept;
+
 /// What setup reports as each level is finished (HierarchyParams::on_level).
 struct LevelBuilt {
   /// 0 = finest.
@@ -221,6 +231,21 @@ struct HierarchyParams {
   /// more while a resetup runs; bench/NOTES.md). Ignored without
   /// keep_resetup_data.
   bool lean_resetup_data = false;
+  /// The cycle in the hierarchy's precision (full), or in single precision
+  /// (single): setup builds the hierarchy in double as always, then rounds
+  /// each level's operator, P, R, smoother data and the coarse inverse to
+  /// float and frees its double smoothers; apply() scales the residual by
+  /// its largest magnitude, rounds it, cycles in float and returns the
+  /// correction in double. The cycle then moves about two thirds of the
+  /// bytes (4-byte values and vectors beside 4-byte column indices), while
+  /// the Krylov method around it, its residuals and its stopping test stay
+  /// in double, so it still reaches tolerances far below float's 1e-7: a
+  /// preconditioner needs only to be a good approximation. The hierarchy
+  /// holds the float copies besides its double levels (which resetup() and
+  /// level_operator() need). Smoothers: Jacobi, l1-Jacobi and Chebyshev
+  /// (scalar and block); levels: CSR and BSR on one process. Others throw
+  /// invalid_argument at setup naming what has no single-precision form.
+  CyclePrecision cycle_precision = CyclePrecision::full;
   /// Distributed levels only (agglomeration, hypre's and PETSc GAMG's
   /// processor reduction): a coarse level of fewer rows than this, over
   /// all processes, is gathered onto process 0 with every level below it

@@ -72,6 +72,11 @@ class BlockDiagonal {
   const Array<T>& values() const noexcept { return values_; }
   const Executor& executor() const noexcept { return values_.executor(); }
 
+  /// The inverted blocks rounded to single precision, on the same
+  /// executor (the smoothers of the single-precision AMG cycle). Throws
+  /// invalid_argument when a value lies beyond float's range.
+  BlockDiagonal<float> to_single() const;
+
   /// y = D^-1 x (x and y on executor(), rows() entries, separate storage).
   void apply(const Vector<T>& x, Vector<T>& y) const { apply(T{1}, x, T{0}, y); }
   /// y = alpha D^-1 x + beta y (separate storage); with beta == 0 y is not
@@ -79,6 +84,8 @@ class BlockDiagonal {
   void apply(T alpha, const Vector<T>& x, T beta, Vector<T>& y) const;
 
  private:
+  template <class U>
+  friend class BlockDiagonal;
   BlockDiagonal(size_type block_rows, int block_size, BlockDiagonalKind kind, Array<T> values)
       : block_rows_(block_rows), block_size_(block_size), kind_(kind), values_(std::move(values)) {}
 

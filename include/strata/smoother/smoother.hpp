@@ -47,6 +47,21 @@ class Smoother : public LinearOperator<T> {
     sweep_from(b, x0, x);
     smooth(b, x, sweeps - 1);
   }
+  /// The same smoother on `A`, this smoother's operator rounded to single
+  /// precision (LevelOperator::to_single()), with its data (scalings,
+  /// inverted blocks, spectral bounds) rounded rather than computed again:
+  /// the smoother of the single-precision AMG cycle
+  /// (HierarchyParams::cycle_precision). Jacobi, l1-Jacobi and Chebyshev
+  /// (scalar and block) have one; the default throws invalid_argument
+  /// naming the smoother (the Gauss-Seidel family and ILU, whose sweeps are
+  /// instantiated in double only).
+  virtual std::unique_ptr<Smoother<float>> to_single(
+      std::shared_ptr<const LevelOperator<float>> A) const {
+    (void)A;
+    throw invalid_argument("smoother " + this->describe() +
+                           " has no single-precision form; the single-precision AMG cycle takes "
+                           "jacobi, l1jacobi or chebyshev");
+  }
 };
 
 /// Weighted Jacobi: M^-1 = omega D^-1. Default omega = 1 (plain Jacobi).

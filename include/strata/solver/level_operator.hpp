@@ -178,6 +178,18 @@ class LevelOperator : public LinearOperator<T> {
   /// A deep copy on the same executor (a coarse operator kept without the
   /// product that made it).
   virtual std::shared_ptr<const LevelOperator<T>> clone() const = 0;
+
+  /// A copy with the values rounded to single precision, on the same
+  /// executor: the level as the single-precision AMG cycle holds it
+  /// (HierarchyParams::cycle_precision). Throws invalid_argument when a
+  /// value lies beyond float's range, and (the default) for a kind that has
+  /// no single-precision form, naming it (distributed kinds: their halo
+  /// exchange is double only).
+  virtual std::shared_ptr<const LevelOperator<float>> to_single() const {
+    throw invalid_argument("a " + kind() + " level operator has no single-precision form (" +
+                           this->describe() + "); the single-precision AMG cycle takes CSR and " +
+                           "BSR levels on one process");
+  }
 };
 
 /// A CSR matrix as a level operator (and as the operator of a Krylov solve).
@@ -217,6 +229,7 @@ class CsrOperator final : public LevelOperator<T> {
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
                                              const LevelOperator<T>& P) const override;
   std::shared_ptr<const LevelOperator<T>> clone() const override;
+  std::shared_ptr<const LevelOperator<float>> to_single() const override;
 
  private:
   std::shared_ptr<const CsrMatrix<T>> A_;
@@ -267,6 +280,7 @@ class BsrOperator final : public LevelOperator<T> {
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
                                              const LevelOperator<T>& P) const override;
   std::shared_ptr<const LevelOperator<T>> clone() const override;
+  std::shared_ptr<const LevelOperator<float>> to_single() const override;
 
  private:
   std::shared_ptr<const BsrMatrix<T>> A_;

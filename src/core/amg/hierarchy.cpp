@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/amg/stage_timer.hpp"
+#include "core/single_precision.hpp"
 #include "core/distributed/agglomeration.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "strata/amg/amg.hpp"
@@ -39,6 +40,16 @@ SmootherParams default_smoother(const Executor& exec) {
 
 size_type default_coarse_size(const Executor& exec) { return exec.is_host() ? 64 : 600; }
 
+const char* to_string(CyclePrecision precision) noexcept {
+  switch (precision) {
+    case CyclePrecision::full:
+      return "double";
+    case CyclePrecision::single:
+      return "single";
+  }
+  return "?";
+}
+
 const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept {
   switch (flavour) {
     case HierarchyParams::KcycleFlavour::cg:
@@ -66,18 +77,214 @@ constexpr int coarse_smoothing_sweeps = 20;
 
 }  // namespace
 
+/// What the cycles run on, in the precision S they compute in: each
+/// level's operator, transfer and smoother (the setup's own objects when S
+/// is the hierarchy's type, rounded copies for the single-precision cycle),
+/// the work vectors and the coarse inverse. The cycles themselves (V, W, F,
+/// K and the coarse solve) are written once, here, for either precision.
+template <class S>
+struct Cycles {
+  struct Level {
+    std::shared_ptr<const LevelOperator<S>> A;
+    std::shared_ptr<const LevelOperator<S>> P, R;  // to the next level; null on the coarsest
+    std::shared_ptr<const Smoother<S>> smoother;   // null on a coarsest level inverted densely
+    mutable Vector<S> b, x, r;  // right-hand side and solution (level 0 in single precision
+                                // and coarse levels), residual
+    // K-cycle: the two inner Krylov directions c, d and their images
+    // v = A c, w = A d (levels solved by inner Krylov steps only).
+    mutable Vector<S> kc, kv, kd, kw;
+    mutable double seconds = 0;
+  };
+
+  const HierarchyParams* params = nullptr;
+  std::shared_ptr<const Reduction<S>> reduction;
+  std::vector<Level> levels;
+  Array<S> coarse_inverse;  // column-major, or empty when the coarsest level is smoothed
+  // A distributed coarsest level: the whole right-hand side and solution,
+  // on every process (the direct solve is redundant, see build_coarse_solver).
+  mutable Vector<S> coarse_b, coarse_x;
+
+  int last() const { return static_cast<int>(levels.size()) - 1; }
+
+  /// Whether level l's coarse-grid correction is computed by inner Krylov
+  /// steps (a K-cycle level whose coarse level is not the coarsest).
+  bool krylov_level(int l) const {
+    return params->cycle == CycleType::K && l < params->kcycle_levels && l + 1 < last();
+  }
+
+  /// The work vectors of every level (kept when they exist already: a
+  /// resetup changes values, not sizes). Level 0 of a cycle in another
+  /// precision than the caller's vectors has its own b and x.
+  void build_work_vectors(bool own_level_zero) {
+    for (int l = 0; l <= last(); ++l) {
+      Level& level = levels[l];
+      const Executor& e = level.A->executor();
+      const size_type n = level.A->rows();
+      if (level.r.size() == n && level.r.size() > 0) continue;
+      level.r = Vector<S>(e, n);
+      if (l > 0 || own_level_zero) {
+        level.b = Vector<S>(e, n);
+        level.x = Vector<S>(e, n);
+      }
+      if (l > 0 && krylov_level(l - 1)) {
+        level.kc = Vector<S>(e, n);
+        level.kv = Vector<S>(e, n);
+        level.kd = Vector<S>(e, n);
+        level.kw = Vector<S>(e, n);
+      }
+    }
+  }
+
+  /// x = A_c^-1 b on the coarsest level.
+  void coarse_solve(const Vector<S>& b, Vector<S>& x, bool x_is_zero) const {
+    const Level& c = levels.back();
+    if (!coarse_inverse.empty()) {
+      if (c.A->distributed()) {
+        c.A->gather_all(b, coarse_b);
+        c.A->executor().visit([&](const auto& e) {
+          kernels::amg::dense_matvec(e, coarse_b.size(), coarse_inverse.data(), coarse_b.data(),
+                                     coarse_x.data());
+        });
+        if (x.size() > 0) {
+          copy_bytes(x.data(), x.executor(), coarse_x.data() + c.A->global_row_begin(),
+                     coarse_x.executor(), x.values().bytes());
+        }
+        return;
+      }
+      c.A->executor().visit([&](const auto& e) {
+        kernels::amg::dense_matvec(e, c.A->rows(), coarse_inverse.data(), b.data(), x.data());
+      });
+      return;
+    }
+    if (x_is_zero) {
+      c.smoother->apply(b, x);
+      c.smoother->smooth(b, x, coarse_smoothing_sweeps - 1);
+    } else {
+      c.smoother->smooth(b, x, coarse_smoothing_sweeps);
+    }
+  }
+
+  /// One cycle of `type` on level l for A_l x = b; x_is_zero lets the first
+  /// smoothing sweep skip the product A x.
+  void cycle(int l, CycleType type, const Vector<S>& b, Vector<S>& x, bool x_is_zero) const {
+    const Level& level = levels[l];
+    const HierarchyParams& p = *params;
+    auto start = Clock::now();
+    if (l == last()) {
+      coarse_solve(b, x, x_is_zero);
+      account(level, start);
+      return;
+    }
+    if (p.pre_sweeps > 0) {
+      if (x_is_zero) {
+        level.smoother->apply(b, x);
+        level.smoother->smooth(b, x, p.pre_sweeps - 1);
+      } else {
+        level.smoother->smooth(b, x, p.pre_sweeps);
+      }
+    } else if (x_is_zero) {
+      x.fill(S{0});
+    }
+    // r = b - A x; b_c = R r; x_c = 0
+    level.A->residual(b, x, level.r);
+    const Level& coarse = levels[l + 1];
+    level.R->apply(level.r, coarse.b);
+    account(level, start);
+    if (type == CycleType::K && krylov_level(l)) {
+      krylov_correction(l + 1);
+    } else {
+      // W: two W-cycles; F: an F-cycle, then a V-cycle; K below the K
+      // levels: a V-cycle.
+      const int visits = type == CycleType::V || type == CycleType::K ? 1 : 2;
+      for (int v = 0; v < visits; ++v) {
+        const CycleType next =
+            type == CycleType::K || (type == CycleType::F && v == 1) ? CycleType::V : type;
+        cycle(l + 1, next, coarse.b, coarse.x, v == 0);
+      }
+    }
+    start = Clock::now();
+    if (p.post_sweeps > 0) {
+      // r (free now) = x + P x_c; the first sweep goes from r back into x
+      // in one pass over A. Post-smoothing is the adjoint of pre-smoothing
+      // (a forward Gauss-Seidel sweep runs backward), so the cycle is symmetric.
+      level.P->apply(S{1}, coarse.x, S{1}, x, level.r);
+      level.smoother->post_smooth(b, level.r, x, p.post_sweeps);
+    } else {
+      level.P->apply(S{1}, coarse.x, S{1}, x, x);  // x += P x_c
+    }
+    account(level, start);
+  }
+
+  /// The K-cycle's coarse-grid correction on level k (Algorithm 5, lines
+  /// 11-25): x = the best combination of c = B r and d = B r~ (B: the cycle on
+  /// level k, r~ = r - (alpha1/rho1) A c) in the A-norm (CG flavour) or the
+  /// residual norm (GMRES flavour), where r = levels[k].b and x = levels[k].x.
+  /// The second step is skipped when the first reduces ||r|| by the
+  /// threshold. r is overwritten with r~. The coefficients are computed in
+  /// double whatever S is.
+  void krylov_correction(int k) const {
+    const Level& c = levels[k];
+    const LevelOperator<S>& A = *c.A;
+    const Reduction<S>& sum = *reduction;
+    const bool cg = params->kcycle_flavour == HierarchyParams::KcycleFlavour::cg;
+    Vector<S>& r = c.b;
+    cycle(k, CycleType::K, r, c.kc, true);  // c = B r
+    double rho1, alpha1, rr;
+    if (cg) {
+      rho1 = sum.global(A.apply_dot(c.kc, c.kv));  // v = A c, c^T A c
+      std::tie(alpha1, rr) = sum.global(dot2(r, c.kc, r));
+    } else {
+      A.apply(c.kc, c.kv);
+      std::tie(rho1, alpha1) = sum.global(dot2(c.kv, c.kv, r));
+      rr = sum.dot(r, r);
+    }
+    if (!(rho1 > 0) || !std::isfinite(rho1)) {
+      // c is useless (B r = 0, or A not positive on it): no correction
+      // beyond what the cycle gave.
+      copy(c.kc.values(), c.x.values());
+      return;
+    }
+    const double a1 = alpha1 / rho1;
+    const double rt = sum.global(axpy_norm2_squared(S(-a1), c.kv, r));  // r~ = r - a1 v
+    const double t = params->kcycle_threshold;
+    if (rt <= t * t * rr) {
+      axpby(S(a1), c.kc, S{0}, c.x);
+      return;
+    }
+    cycle(k, CycleType::K, r, c.kd, true);  // d = B r~
+    double gamma, beta, alpha2;
+    if (cg) {
+      beta = sum.global(A.apply_dot(c.kd, c.kw));  // w = A d, d^T A d
+      std::tie(gamma, alpha2) = sum.global(dot2(c.kd, c.kv, r));
+    } else {
+      A.apply(c.kd, c.kw);
+      std::tie(gamma, beta) = sum.global(dot2(c.kw, c.kv, c.kw));
+      alpha2 = sum.dot(c.kw, r);
+    }
+    const double rho2 = beta - gamma * gamma / rho1;
+    if (!(rho2 > 1e-14 * beta) || !std::isfinite(rho2)) {  // d adds nothing new
+      axpby(S(a1), c.kc, S{0}, c.x);
+      return;
+    }
+    axpbyz(S(a1 - gamma * alpha2 / (rho1 * rho2)), c.kc, S(alpha2 / rho2), c.kd, c.x);
+  }
+
+  void account(const Level& level, Clock::time_point start) const {
+    if (!params->profile_levels) return;
+    level.A->executor().synchronize();
+    level.seconds += seconds_since(start);
+  }
+};
+
 template <class T>
 struct Hierarchy<T>::Impl {
+  /// A level as setup builds it and resetup refreshes it; the cycles run on
+  /// `full` (these objects) or on `single` (their rounded copies).
   struct Level {
     std::shared_ptr<const LevelOperator<T>> A;
     std::optional<Transfer<T>> transfer;         // to the next level; absent on the coarsest
     std::unique_ptr<CoarseProduct<T>> galerkin;  // owns the next level's A
-    std::unique_ptr<Smoother<T>> smoother;
-    mutable Vector<T> b, x, r;  // right-hand side and solution (coarse levels), residual
-    // K-cycle: the two inner Krylov directions c, d and their images
-    // v = A c, w = A d (levels solved by inner Krylov steps only).
-    mutable Vector<T> kc, kv, kd, kw;
-    mutable double seconds = 0;
+    std::shared_ptr<const Smoother<T>> smoother;
     double setup_seconds = 0;  // building this level's transfer, A_c and smoother
   };
 
@@ -85,10 +292,11 @@ struct Hierarchy<T>::Impl {
   std::shared_ptr<const Reduction<T>> reduction;
   std::unique_ptr<Coarsening<T>> coarsening;
   std::vector<Level> levels;
-  Array<T> coarse_inverse;  // column-major, or empty when the coarsest level is smoothed
-  // A distributed coarsest level: the whole right-hand side and solution,
-  // on every process (the direct solve is redundant, see build_coarse_solver).
-  mutable Vector<T> coarse_b, coarse_x;
+  /// The coarsest level's inverse (column-major), or empty when it is
+  /// smoothed; kept here only until the cycle takes it.
+  Array<T> coarse_inverse;
+  Cycles<T> full;      // cycle_precision = full
+  Cycles<float> single;  // cycle_precision = single
   std::string coarse_solver;
   StageTimes stage_times;
   std::size_t setup_bytes = 0;
@@ -105,32 +313,74 @@ struct Hierarchy<T>::Impl {
 
   const Executor& exec() const { return levels.front().A->executor(); }
   int last() const { return static_cast<int>(levels.size()) - 1; }
+  bool single_precision() const { return params.cycle_precision == CyclePrecision::single; }
 
   void build_smoother(Level& level) {
     StageTimer t(level.A->executor(), stage_times, "smoother");
     level.smoother = make_smoother(level.A, params.smoother, *reduction);
   }
 
-  /// Whether level l's coarse-grid correction is computed by inner Krylov
-  /// steps (a K-cycle level whose coarse level is not the coarsest).
-  bool krylov_level(int l) const {
-    return params.cycle == CycleType::K && l < params.kcycle_levels && l + 1 < last();
+  /// The cycle's levels from the setup's, after setup and after each
+  /// resetup: shared in full precision; in single precision, every
+  /// operator, transfer, smoother and the coarse inverse rounded to float,
+  /// and the double smoothers then freed (the float cycle never uses them;
+  /// a resetup builds them again).
+  void build_cycle() {
+    if (!single_precision()) {
+      full.params = &params;
+      full.reduction = reduction;
+      full.levels.resize(levels.size());
+      for (std::size_t l = 0; l < levels.size(); ++l) {
+        auto& c = full.levels[l];
+        c.A = levels[l].A;
+        c.P = levels[l].transfer ? levels[l].transfer->P : nullptr;
+        c.R = levels[l].transfer ? levels[l].transfer->R : nullptr;
+        c.smoother = levels[l].smoother;
+      }
+      full.coarse_inverse = std::move(coarse_inverse);
+      full.build_work_vectors(false);
+      build_coarse_vectors(full);
+      return;
+    }
+    StageTimer t(exec(), stage_times, "single precision");
+    single.params = &params;
+    // The single-precision levels live on one process (to_single refuses
+    // distributed kinds), so their sums need no combining.
+    single.reduction = std::make_shared<const Reduction<float>>();
+    single.levels.resize(levels.size());
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      Level& level = levels[l];
+      auto& c = single.levels[l];
+      const std::string where = "amg::Hierarchy (cycle_precision single), level " +
+                                std::to_string(l) + ": ";
+      try {
+        c.A = level.A->to_single();
+        c.P = level.transfer ? level.transfer->P->to_single() : nullptr;
+        c.R = level.transfer ? level.transfer->R->to_single() : nullptr;
+        c.smoother = level.smoother ? level.smoother->to_single(c.A) : nullptr;
+      } catch (const invalid_argument& e) {
+        throw invalid_argument(where + e.what());
+      }
+      level.smoother.reset();
+    }
+    single.coarse_inverse =
+        coarse_inverse.empty()
+            ? Array<float>()
+            : strata::detail::single_copy(coarse_inverse, "the coarsest level's inverse");
+    coarse_inverse = Array<T>();
+    single.build_work_vectors(true);
+    build_coarse_vectors(single);
   }
 
-  void build_work_vectors(int l) {
-    Level& level = levels[l];
-    const Executor& e = level.A->executor();
-    const size_type n = level.A->rows();
-    level.r = Vector<T>(e, n);
-    if (l > 0) {
-      level.b = Vector<T>(e, n);
-      level.x = Vector<T>(e, n);
-    }
-    if (l > 0 && krylov_level(l - 1)) {
-      level.kc = Vector<T>(e, n);
-      level.kv = Vector<T>(e, n);
-      level.kd = Vector<T>(e, n);
-      level.kw = Vector<T>(e, n);
+  template <class S>
+  static void build_coarse_vectors(Cycles<S>& c) {
+    const auto& coarsest = *c.levels.back().A;
+    if (!c.coarse_inverse.empty() && coarsest.distributed()) {
+      c.coarse_b = Vector<S>(coarsest.executor(), coarsest.global_rows());
+      c.coarse_x = Vector<S>(coarsest.executor(), coarsest.global_rows());
+    } else {
+      c.coarse_b = Vector<S>();
+      c.coarse_x = Vector<S>();
     }
   }
 
@@ -145,12 +395,10 @@ struct Hierarchy<T>::Impl {
     // (singular or not) because they compute the same thing.
     const size_type n = c.A->global_rows();
     coarse_inverse = Array<T>();
-    coarse_b = Vector<T>();
-    coarse_x = Vector<T>();
     if (n > max_dense_rows) {
       coarse_solver = std::to_string(coarse_smoothing_sweeps) + " smoothing sweeps (" +
                       std::to_string(n) + " rows are too many to invert densely)";
-      if (!c.smoother) build_smoother(c);
+      build_smoother(c);
       return;
     }
     Array<T> dense = c.A->to_dense();
@@ -161,16 +409,13 @@ struct Hierarchy<T>::Impl {
                       " smoothing sweeps (the coarse matrix is singular to working precision "
                       "at elimination step " +
                       std::to_string(singular) + ")";
-      if (!c.smoother) build_smoother(c);
+      build_smoother(c);
       return;
     }
+    c.smoother.reset();
     coarse_inverse = std::move(dense);
     coarse_solver = "dense inverse of " + std::to_string(n) + " rows";
-    if (c.A->distributed()) {
-      coarse_b = Vector<T>(c.A->executor(), n);
-      coarse_x = Vector<T>(c.A->executor(), n);
-      coarse_solver += " (on every process)";
-    }
+    if (c.A->distributed()) coarse_solver += " (on every process)";
   }
 
   /// Whether a level of `rows` rows whose coarsening gives `coarse_rows` <=
@@ -301,8 +546,8 @@ struct Hierarchy<T>::Impl {
       }
     }
     const auto coarsest_start = Clock::now();
-    for (int l = 0; l <= last(); ++l) build_work_vectors(l);
     build_coarse_solver();
+    build_cycle();
     A.executor().synchronize();
     levels.back().setup_seconds += seconds_since(coarsest_start);
     report_level(last(), 0, start);
@@ -312,144 +557,6 @@ struct Hierarchy<T>::Impl {
     setup_seconds = seconds_since(start);
   }
 
-  /// x = A_c^-1 b on the coarsest level.
-  void coarse_solve(const Vector<T>& b, Vector<T>& x, bool x_is_zero) const {
-    const Level& c = levels.back();
-    if (!coarse_inverse.empty()) {
-      if (c.A->distributed()) {
-        c.A->gather_all(b, coarse_b);
-        c.A->executor().visit([&](const auto& e) {
-          kernels::amg::dense_matvec(e, coarse_b.size(), coarse_inverse.data(), coarse_b.data(),
-                                     coarse_x.data());
-        });
-        if (x.size() > 0) {
-          copy_bytes(x.data(), x.executor(), coarse_x.data() + c.A->global_row_begin(),
-                     coarse_x.executor(), x.values().bytes());
-        }
-        return;
-      }
-      c.A->executor().visit([&](const auto& e) {
-        kernels::amg::dense_matvec(e, c.A->rows(), coarse_inverse.data(), b.data(), x.data());
-      });
-      return;
-    }
-    if (x_is_zero) {
-      c.smoother->apply(b, x);
-      c.smoother->smooth(b, x, coarse_smoothing_sweeps - 1);
-    } else {
-      c.smoother->smooth(b, x, coarse_smoothing_sweeps);
-    }
-  }
-
-  /// One cycle of `type` on level l for A_l x = b; x_is_zero lets the first
-  /// smoothing sweep skip the product A x.
-  void cycle(int l, CycleType type, const Vector<T>& b, Vector<T>& x, bool x_is_zero) const {
-    const Level& level = levels[l];
-    auto start = Clock::now();
-    if (l == last()) {
-      coarse_solve(b, x, x_is_zero);
-      account(level, start);
-      return;
-    }
-    const auto& transfer = *level.transfer;
-    if (params.pre_sweeps > 0) {
-      if (x_is_zero) {
-        level.smoother->apply(b, x);
-        level.smoother->smooth(b, x, params.pre_sweeps - 1);
-      } else {
-        level.smoother->smooth(b, x, params.pre_sweeps);
-      }
-    } else if (x_is_zero) {
-      x.fill(T{0});
-    }
-    // r = b - A x; b_c = R r; x_c = 0
-    level.A->residual(b, x, level.r);
-    const Level& coarse = levels[l + 1];
-    transfer.R->apply(level.r, coarse.b);
-    account(level, start);
-    if (type == CycleType::K && krylov_level(l)) {
-      krylov_correction(l + 1);
-    } else {
-      // W: two W-cycles; F: an F-cycle, then a V-cycle; K below the K
-      // levels: a V-cycle.
-      const int visits = type == CycleType::V || type == CycleType::K ? 1 : 2;
-      for (int v = 0; v < visits; ++v) {
-        const CycleType next =
-            type == CycleType::K || (type == CycleType::F && v == 1) ? CycleType::V : type;
-        cycle(l + 1, next, coarse.b, coarse.x, v == 0);
-      }
-    }
-    start = Clock::now();
-    if (params.post_sweeps > 0) {
-      // r (free now) = x + P x_c; the first sweep goes from r back into x
-      // in one pass over A. Post-smoothing is the adjoint of pre-smoothing
-      // (a forward Gauss-Seidel sweep runs backward), so the cycle is symmetric.
-      transfer.P->apply(T{1}, coarse.x, T{1}, x, level.r);
-      level.smoother->post_smooth(b, level.r, x, params.post_sweeps);
-    } else {
-      transfer.P->apply(T{1}, coarse.x, T{1}, x, x);  // x += P x_c
-    }
-    account(level, start);
-  }
-
-  /// The K-cycle's coarse-grid correction on level k (Algorithm 5, lines
-  /// 11-25): x = the best combination of c = B r and d = B r~ (B: the cycle on
-  /// level k, r~ = r - (alpha1/rho1) A c) in the A-norm (CG flavour) or the
-  /// residual norm (GMRES flavour), where r = levels[k].b and x = levels[k].x.
-  /// The second step is skipped when the first reduces ||r|| by the
-  /// threshold. r is overwritten with r~.
-  void krylov_correction(int k) const {
-    const Level& c = levels[k];
-    const LevelOperator<T>& A = *c.A;
-    const Reduction<T>& sum = *reduction;
-    const bool cg = params.kcycle_flavour == HierarchyParams::KcycleFlavour::cg;
-    Vector<T>& r = c.b;
-    cycle(k, CycleType::K, r, c.kc, true);  // c = B r
-    double rho1, alpha1, rr;
-    if (cg) {
-      rho1 = sum.global(A.apply_dot(c.kc, c.kv));  // v = A c, c^T A c
-      std::tie(alpha1, rr) = sum.global(dot2(r, c.kc, r));
-    } else {
-      A.apply(c.kc, c.kv);
-      std::tie(rho1, alpha1) = sum.global(dot2(c.kv, c.kv, r));
-      rr = sum.dot(r, r);
-    }
-    if (!(rho1 > 0) || !std::isfinite(rho1)) {
-      // c is useless (B r = 0, or A not positive on it): no correction
-      // beyond what the cycle gave.
-      copy(c.kc.values(), c.x.values());
-      return;
-    }
-    const double a1 = alpha1 / rho1;
-    const double rt = sum.global(axpy_norm2_squared(T(-a1), c.kv, r));  // r~ = r - a1 v
-    const double t = params.kcycle_threshold;
-    if (rt <= t * t * rr) {
-      axpby(T(a1), c.kc, T{0}, c.x);
-      return;
-    }
-    cycle(k, CycleType::K, r, c.kd, true);  // d = B r~
-    double gamma, beta, alpha2;
-    if (cg) {
-      beta = sum.global(A.apply_dot(c.kd, c.kw));  // w = A d, d^T A d
-      std::tie(gamma, alpha2) = sum.global(dot2(c.kd, c.kv, r));
-    } else {
-      A.apply(c.kd, c.kw);
-      std::tie(gamma, beta) = sum.global(dot2(c.kw, c.kv, c.kw));
-      alpha2 = sum.dot(c.kw, r);
-    }
-    const double rho2 = beta - gamma * gamma / rho1;
-    if (!(rho2 > 1e-14 * beta) || !std::isfinite(rho2)) {  // d adds nothing new
-      axpby(T(a1), c.kc, T{0}, c.x);
-      return;
-    }
-    axpbyz(T(a1 - gamma * alpha2 / (rho1 * rho2)), c.kc, T(alpha2 / rho2), c.kd, c.x);
-  }
-
-  void account(const Level& level, Clock::time_point start) const {
-    if (!params.profile_levels) return;
-    level.A->executor().synchronize();
-    level.seconds += seconds_since(start);
-  }
 };
 
 template <class T>
@@ -562,7 +669,25 @@ void Hierarchy<T>::apply(const Vector<T>& b, Vector<T>& x) const {
                              " rows, b has " + std::to_string(b.size()) + " and x " +
                              std::to_string(x.size()));
   }
-  impl_->cycle(0, impl_->params.cycle, b, x, true);
+  const Impl& m = *impl_;
+  if (!m.single_precision()) {
+    m.full.cycle(0, m.params.cycle, b, x, true);
+    return;
+  }
+  // The cycle is linear in b, and the K-cycle homogeneous of degree one:
+  // cycling b / s and scaling the result by s gives the same x, with the
+  // vector that enters the float cycle bounded by 1 in magnitude (no
+  // overflow however large b is, and no loss to underflow for a small one).
+  const auto& top = m.single.levels.front();
+  const double s = static_cast<double>(norm_inf(b));
+  if (s == 0) {
+    x.fill(T{0});
+    return;
+  }
+  const double scale = std::isfinite(s) ? s : 1.0;
+  convert(b.values(), top.b.values(), 1.0 / scale);
+  m.single.cycle(0, m.params.cycle, top.b, top.x, true);
+  convert(top.x.values(), x.values(), scale);
 }
 
 template <class T>
@@ -575,12 +700,13 @@ std::string Hierarchy<T>::describe() const {
              "), V below";
   }
   return "AMG (" + impl_->coarsening->name() + ", " + std::to_string(num_levels()) + " levels, " +
-         cycle + ", " + smoother_name(p.smoother) + ")";
+         cycle + ", " + smoother_name(p.smoother) +
+         (impl_->single_precision() ? ", single-precision cycle" : "") + ")";
 }
 
 template <class T>
 bool Hierarchy<T>::is_fixed() const {
-  return !impl_->krylov_level(0);
+  return impl_->single_precision() ? !impl_->single.krylov_level(0) : !impl_->full.krylov_level(0);
 }
 
 template <class T>
@@ -635,8 +761,8 @@ void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
     m.levels[l + 1].A = level.galerkin->result();
     m.build_smoother(level);
   }
-  if (m.levels.back().smoother) m.build_smoother(m.levels.back());
   m.build_coarse_solver();
+  m.build_cycle();
   m.exec().synchronize();
   m.resetup_seconds = seconds_since(start);
 }
@@ -674,7 +800,8 @@ HierarchySummary Hierarchy<T>::summary() const {
     if (ls.rows > 0) ls.mean_row_nnz = double(ls.nnz) / double(ls.rows);
     ls.coarsening_ratio =
         l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, ls.rows));
-    ls.solve_seconds = impl_->levels[l].seconds;
+    ls.solve_seconds = impl_->single_precision() ? impl_->single.levels[l].seconds
+                                                 : impl_->full.levels[l].seconds;
     ls.setup_seconds = impl_->levels[l].setup_seconds;
     if (l == 0) {
       rows0 = double(ls.rows);

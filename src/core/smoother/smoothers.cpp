@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/single_precision.hpp"
 #include "core/smoother/gauss_seidel.hpp"
 #include "core/smoother/ilu_smoother.hpp"
 #include "core/smoother/process_local.hpp"
@@ -32,6 +33,20 @@ void check_operands(const LevelOperator<T>& A, const Vector<T>& b, const Vector<
   }
 }
 
+/// What to_single() needs of the operator it is given: this smoother's,
+/// rounded (same shape and executor).
+template <class T>
+void check_single_operator(const LevelOperator<T>& A, const LevelOperator<float>& single,
+                           const std::string& who) {
+  check_location(A.executor(), single.executor(), "the single-precision operator", who.c_str());
+  if (single.rows() != A.rows() || single.cols() != A.cols()) {
+    throw dimension_mismatch(who + ": to_single needs this smoother's operator (" +
+                             std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                             ") in single precision, got " + std::to_string(single.rows()) +
+                             " x " + std::to_string(single.cols()));
+  }
+}
+
 /// Weighted Jacobi and l1-Jacobi: x <- x + d .* (b - A x), d = omega / diag.
 template <class T>
 class DiagonalSmoother final : public Smoother<T> {
@@ -51,11 +66,24 @@ class DiagonalSmoother final : public Smoother<T> {
     if (omega != 1.0) scale(T(omega), d_);
     name_ += "(omega=" + std::to_string(omega) + ")";
   }
+  /// Rounded from a smoother of another precision: `weighted` is omega d
+  /// and `name` the whole description.
+  struct Rounded {};
+  DiagonalSmoother(Rounded, std::shared_ptr<const LevelOperator<T>> A, Vector<T> weighted,
+                   std::string name)
+      : A_(std::move(A)), d_(std::move(weighted)), t_(A_->executor(), A_->rows()), name_(std::move(name)) {}
   size_type rows() const override { return A_->rows(); }
   size_type cols() const override { return A_->cols(); }
   const Executor& executor() const override { return A_->executor(); }
   std::string describe() const override { return name_; }
   const Vector<T>* diagonal_scaling() const override { return &d_; }
+  std::unique_ptr<Smoother<float>> to_single(
+      std::shared_ptr<const LevelOperator<float>> A) const override {
+    check_single_operator(*A_, *A, name_);
+    return std::make_unique<DiagonalSmoother<float>>(
+        typename DiagonalSmoother<float>::Rounded{}, std::move(A),
+        Vector<float>(detail::single_copy(d_.values(), name_)), name_);
+  }
 
   void apply(const Vector<T>& b, Vector<T>& x) const override {
     check_operands(*A_, b, x, name_.c_str());
@@ -105,10 +133,27 @@ class BlockJacobiSmoother final : public Smoother<T> {
     name_ += "(omega=" + std::to_string(omega) + ", " + std::to_string(inverse_.block_size()) +
              "x" + std::to_string(inverse_.block_size()) + " blocks)";
   }
+  /// Rounded from a smoother of another precision (`name`: the whole
+  /// description).
+  struct Rounded {};
+  BlockJacobiSmoother(Rounded, std::shared_ptr<const LevelOperator<T>> A, T omega,
+                      BlockDiagonal<T> inverse, std::string name)
+      : A_(std::move(A)),
+        inverse_(std::move(inverse)),
+        omega_(omega),
+        t_(A_->executor(), A_->rows()),
+        name_(std::move(name)) {}
   size_type rows() const override { return A_->rows(); }
   size_type cols() const override { return A_->cols(); }
   const Executor& executor() const override { return A_->executor(); }
   std::string describe() const override { return name_; }
+  std::unique_ptr<Smoother<float>> to_single(
+      std::shared_ptr<const LevelOperator<float>> A) const override {
+    check_single_operator(*A_, *A, name_);
+    return std::make_unique<BlockJacobiSmoother<float>>(
+        typename BlockJacobiSmoother<float>::Rounded{}, std::move(A), float(omega_),
+        inverse_.to_single(), name_);
+  }
 
   void apply(const Vector<T>& b, Vector<T>& x) const override {
     check_operands(*A_, b, x, name_.c_str());
@@ -182,6 +227,28 @@ class ChebyshevSmoother final : public Smoother<T> {
     require(rho_ > 0 && std::isfinite(rho_),
             "chebyshev: the estimated largest eigenvalue of D^-1 A is " + std::to_string(rho_) +
                 "; expected a positive number");
+  }
+  /// Rounded from a smoother of another precision: its D (scalar `d` or
+  /// block `inverse`) and estimate `rho` taken as they are.
+  struct Rounded {};
+  ChebyshevSmoother(Rounded, std::shared_ptr<const LevelOperator<T>> A, const ChebyshevParams& p,
+                    bool blocks, Vector<T> d, BlockDiagonal<T> inverse, double rho)
+      : A_(std::move(A)),
+        params_(p),
+        blocks_(blocks),
+        d_(std::move(d)),
+        inverse_(std::move(inverse)),
+        rho_(rho),
+        r_(A_->executor(), A_->rows()),
+        p_(A_->executor(), A_->rows()),
+        t_(A_->executor(), A_->rows()) {}
+  std::unique_ptr<Smoother<float>> to_single(
+      std::shared_ptr<const LevelOperator<float>> A) const override {
+    check_single_operator(*A_, *A, "chebyshev");
+    return std::make_unique<ChebyshevSmoother<float>>(
+        typename ChebyshevSmoother<float>::Rounded{}, std::move(A), params_, blocks_,
+        blocks_ ? Vector<float>() : Vector<float>(detail::single_copy(d_.values(), "chebyshev")),
+        blocks_ ? inverse_.to_single() : BlockDiagonal<float>(), rho_);
   }
   size_type rows() const override { return A_->rows(); }
   size_type cols() const override { return A_->cols(); }

@@ -9,6 +9,7 @@
 #include "kernels/matrix/bsr_kernels.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
+#include "core/single_precision.hpp"
 #include "strata/matrix/galerkin.hpp"
 
 namespace strata {
@@ -373,6 +374,23 @@ std::shared_ptr<const LevelOperator<T>> BsrOperator<T>::clone() const {
   return std::make_shared<const BsrOperator<T>>(A_->clone());
 }
 
+
+template <class T>
+std::shared_ptr<const LevelOperator<float>> CsrOperator<T>::to_single() const {
+  const CsrMatrix<T>& A = *A_;
+  return std::make_shared<const CsrOperator<float>>(
+      CsrMatrix<float>(A.rows(), A.cols(), A.row_ptr().clone(), A.col_idx().clone(),
+                       detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
+}
+
+template <class T>
+std::shared_ptr<const LevelOperator<float>> BsrOperator<T>::to_single() const {
+  const BsrMatrix<T>& A = *A_;
+  return std::make_shared<const BsrOperator<float>>(BsrMatrix<float>(
+      A.block_rows(), A.block_cols(), A.row_block_size(), A.col_block_size(), A.row_ptr().clone(),
+      A.col_idx().clone(), detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
+}
+
 // ------------------------------------------------------- the products
 
 template <class T>
@@ -398,6 +416,9 @@ const CsrMatrix<T>& csr_matrix(const LevelOperator<T>& A, const char* who) {
   return csr->matrix();
 }
 
+// float: the single-precision AMG cycle's levels (to_single()).
+template class CsrOperator<float>;
+template class BsrOperator<float>;
 template class CsrOperator<double>;
 template class BsrOperator<double>;
 template std::unique_ptr<CoarseProduct<double>> make_coarse_product<double>(

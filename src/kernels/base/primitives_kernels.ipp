@@ -72,4 +72,19 @@ void scatter(const Exec& exec, const T* src, const I* map, T* dst, size_type n) 
   parallel_for(exec, n, [=] STRATA_HD(size_type i) { dst[map[i]] = src[i]; });
 }
 
+template <class Exec, class From, class To>
+size_type convert(const Exec& exec, const From* in, To* out, size_type n, double scale) {
+  // One pass: the conversion and its overflow count (each i is visited once).
+  return transform_reduce(
+      exec, n, size_type{0},
+      [=] STRATA_HD(size_type i) -> size_type {
+        const From v = in[i];
+        const To w = static_cast<To>(static_cast<double>(v) * scale);
+        out[i] = w;
+        // Finite in, infinite out: |v| beyond To's range (NaN fails both tests).
+        return (v - v == From{0} && !(w - w == To{0})) ? 1 : 0;
+      },
+      ops::Plus{});
+}
+
 }  // namespace strata::kernels::base

@@ -189,14 +189,15 @@ __global__ void __launch_bounds__(gj_threads)
 constexpr int matvec_rows = 32;  // rows per block: one per lane
 constexpr int matvec_warps = 8;  // column slices per block
 
+template <class T>
 __global__ void __launch_bounds__(matvec_rows* matvec_warps)
-    dense_matvec_kernel(size_type n, const double* __restrict__ M, const double* __restrict__ x,
-                        double* __restrict__ y) {
-  __shared__ double partial[matvec_warps][matvec_rows];
+    dense_matvec_kernel(size_type n, const T* __restrict__ M, const T* __restrict__ x,
+                        T* __restrict__ y) {
+  __shared__ T partial[matvec_warps][matvec_rows];
   const int lane = static_cast<int>(threadIdx.x % matvec_rows);
   const int warp = static_cast<int>(threadIdx.x / matvec_rows);
   const size_type i = static_cast<size_type>(blockIdx.x) * matvec_rows + lane;
-  double sum = 0;
+  T sum = 0;
   if (i < n) {
     // Lanes read 32 consecutive rows of one column: coalesced.
     for (size_type j = warp; j < n; j += matvec_warps) sum += M[j * n + i] * x[j];
@@ -204,7 +205,7 @@ __global__ void __launch_bounds__(matvec_rows* matvec_warps)
   partial[warp][lane] = sum;
   __syncthreads();
   if (warp == 0 && i < n) {
-    double total = 0;
+    T total = 0;
     for (int w = 0; w < matvec_warps; ++w) total += partial[w][lane];
     y[i] = total;
   }
@@ -315,7 +316,6 @@ size_type dense_invert(const Exec& exec, size_type n, T* a, T singular_tolerance
 
 template <class T>
 void dense_matvec(const CudaExec& exec, size_type n, const T* M, const T* x, T* y) {
-  static_assert(std::is_same_v<T, double>, "the CUDA coarse solver is instantiated for double");
   if (n == 0) return;
   cuda_detail::activate(exec);
   const auto blocks = static_cast<unsigned>((n + matvec_rows - 1) / matvec_rows);

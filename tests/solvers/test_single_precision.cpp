@@ -1,0 +1,199 @@
+// The single-precision AMG cycle (HierarchyParams::cycle_precision): every
+// family of hierarchy cycled in float under a Krylov method in double still
+// reaches 1e-8 in the true residual, in about the iterations of the double
+// cycle; the scaling of the residual keeps any magnitude of b in float's
+// range; what has no single-precision form says so at setup.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sa_test_util.hpp"
+#include "strata/amg/aggregation.hpp"
+#include "strata/amg/classical.hpp"
+#include "strata/amg/smoothed_aggregation.hpp"
+#include "strata/gallery/gallery.hpp"
+#include "test_util.hpp"
+
+namespace strata {
+namespace {
+
+using amg::CyclePrecision;
+using amg::Hierarchy;
+using amg::HierarchyParams;
+
+struct Solve {
+  int iterations = 0;
+  bool converged = false;
+  double relative_residual = 0;
+};
+
+/// CG (or FCG for a K-cycle) to 1e-8 on A x = ones, preconditioned by H.
+Solve krylov(const CsrMatrix<double>& A, const Hierarchy<double>& H) {
+  CsrOperator<double> op(test::shared(A));
+  Vector<double> b(A.executor(), A.rows(), 1.0), x(A.executor(), A.rows(), 0.0);
+  KrylovParams p;
+  p.relative_tolerance = 1e-8;
+  p.max_iterations = 200;
+  const auto info = H.is_fixed() ? solve(KrylovMethod{Cg{p}}, op, b, x, &H)
+                                 : solve(KrylovMethod{Fcg{p}}, op, b, x, &H);
+  return {info.iterations, info.converged(), test::relative_residual(A, b, x)};
+}
+
+/// A with every value times `factor` (same pattern, same executor).
+CsrMatrix<double> scaled(const CsrMatrix<double>& A, double factor) {
+  std::vector<double> v = A.values().to_vector();
+  for (double& x : v) x *= factor;
+  return CsrMatrix<double>(A.rows(), A.cols(), A.row_ptr().clone(), A.col_idx().clone(),
+                           Array<double>(A.executor(), v));
+}
+
+HierarchyParams single(HierarchyParams p) {
+  p.cycle_precision = CyclePrecision::single;
+  return p;
+}
+
+class SinglePrecisionCycle : public test::OnExecutor {};
+
+/// The same hierarchy cycled in double and in single precision: both
+/// converge to 1e-8 in the true residual (the Krylov method is in double),
+/// the single one in at most `extra` more iterations, and one application
+/// of each agrees to float's accuracy.
+template <class Make>
+void expect_single_like_double(const CsrMatrix<double>& A, Make make, const char* what,
+                               int extra = 1) {
+  const Hierarchy<double> full = make(CyclePrecision::full);
+  const Hierarchy<double> single = make(CyclePrecision::single);
+  ASSERT_EQ(full.num_levels(), single.num_levels()) << what;
+  EXPECT_NE(single.describe().find("single-precision cycle"), std::string::npos)
+      << single.describe();
+  EXPECT_TRUE(single.summary().setup_stage_seconds.count("single precision")) << what;
+  const Solve d = krylov(A, full), s = krylov(A, single);
+  std::printf("[ single   ] %s: %d iterations in double, %d with the single-precision cycle\n",
+              what, d.iterations, s.iterations);
+  EXPECT_TRUE(d.converged) << what;
+  EXPECT_TRUE(s.converged) << what;
+  EXPECT_LT(s.relative_residual, 1e-8) << what;
+  EXPECT_LE(s.iterations, d.iterations + extra) << what;
+  Vector<double> b(Array<double>(A.executor(), test::random_values(A.rows(), 11)));
+  Vector<double> xd(A.executor(), A.rows()), xs(A.executor(), A.rows());
+  full.apply(b, xd);
+  single.apply(b, xs);
+  EXPECT_LT(test::relative_difference(xs.to_vector(), xd.to_vector()), 1e-4) << what;
+}
+
+TEST_P(SinglePrecisionCycle, ClassicalVCycleConvergesLikeDouble) {
+  const auto A = gallery::poisson3d(exec(), 24, 24, 24);
+  expect_single_like_double(
+      A,
+      [&](CyclePrecision precision) {
+        HierarchyParams p{.coarse_size = 100, .smoother = L1JacobiParams{}};
+        p.cycle_precision = precision;
+        return Hierarchy<double>(test::shared(A), amg::make_classical_coarsening<double>({}), p);
+      },
+      "classical PMIS, l1-Jacobi, V-cycle + CG");
+}
+
+TEST_P(SinglePrecisionCycle, AggregationKCycleConvergesLikeDouble) {
+  const auto A = gallery::poisson3d(exec(), 24, 24, 24);
+  expect_single_like_double(
+      A,
+      [&](CyclePrecision precision) {
+        HierarchyParams p{.coarse_size = 100,
+                          .cycle = amg::CycleType::K,
+                          .smoother = JacobiParams{.estimate_omega = true}};
+        p.cycle_precision = precision;
+        return Hierarchy<double>(test::shared(A),
+                                 amg::make_aggregation_coarsening<double>({.dimension = 3}), p);
+      },
+      "aggregation, damped Jacobi, K-cycle + FCG");
+}
+
+TEST_P(SinglePrecisionCycle, BlockedSmoothedAggregationWithChebyshevConvergesLikeDouble) {
+  const auto problem = gallery::elasticity3d(exec(), 6);
+  const CsrMatrix<double>& A = problem.A;
+  expect_single_like_double(
+      A,
+      [&](CyclePrecision precision) {
+        HierarchyParams p{.coarse_size = 60, .smoother = ChebyshevParams{}};
+        p.cycle_precision = precision;
+        return Hierarchy<double>(
+            std::make_shared<const BsrOperator<double>>(share(to_bsr(A, 3))),
+            amg::make_smoothed_aggregation_coarsening<double>(
+                {.block_size = 3}, test::clones(problem.rigid_body_modes)),
+            p);
+      },
+      "blocked smoothed aggregation, block Chebyshev, V-cycle + CG", 2);
+}
+
+TEST_P(SinglePrecisionCycle, AnyMagnitudeOfTheRightHandSideFitsFloat) {
+  // apply() scales b by its largest magnitude before rounding it: 1e300
+  // (beyond float's 3.4e38) and 1e-300 (below its 1.4e-45) give the
+  // correction of b = 1 scaled by the same factor, and b = 0 gives 0.
+  const auto A = gallery::poisson3d(exec(), 12, 12, 12);
+  const Hierarchy<double> H(test::shared(A), amg::make_classical_coarsening<double>({}),
+                            single({.coarse_size = 50, .smoother = L1JacobiParams{}}));
+  const size_type n = A.rows();
+  const std::vector<double> values = test::random_values(n, 5);
+  Vector<double> x1(exec(), n);
+  H.apply(Vector<double>(Array<double>(exec(), values)), x1);
+  const std::vector<double> reference = x1.to_vector();
+  for (double factor : {1e300, 1e-300}) {
+    std::vector<double> scaled = values;
+    for (double& v : scaled) v *= factor;
+    Vector<double> x(exec(), n);
+    H.apply(Vector<double>(Array<double>(exec(), scaled)), x);
+    std::vector<double> back = x.to_vector();
+    for (double& v : back) {
+      ASSERT_TRUE(std::isfinite(v)) << "factor " << factor;
+      v /= factor;
+    }
+    EXPECT_LT(test::relative_difference(back, reference), 1e-6) << "factor " << factor;
+  }
+  Vector<double> zero(exec(), n, 0.0), x(exec(), n, 7.0);
+  H.apply(zero, x);
+  for (double v : x.to_vector()) ASSERT_EQ(v, 0.0);
+}
+
+TEST_P(SinglePrecisionCycle, ResetupRoundsTheNewValues) {
+  const auto A = gallery::poisson3d(exec(), 16, 16, 16);
+  const HierarchyParams p = single({.coarse_size = 50, .smoother = L1JacobiParams{}});
+  Hierarchy<double> H(test::shared(A), amg::make_classical_coarsening<double>({}), p);
+  const CsrMatrix<double> A2 = scaled(A, 3.0);
+  H.resetup(test::shared(A2));
+  const Hierarchy<double> fresh(test::shared(A2), amg::make_classical_coarsening<double>({}), p);
+  Vector<double> b(Array<double>(exec(), test::random_values(A.rows(), 4)));
+  Vector<double> x1(exec(), A.rows()), x2(exec(), A.rows());
+  H.apply(b, x1);
+  fresh.apply(b, x2);
+  EXPECT_LT(test::relative_difference(x1.to_vector(), x2.to_vector()), 1e-6);
+}
+
+TEST_P(SinglePrecisionCycle, WhatHasNoSinglePrecisionFormSaysSoAtSetup) {
+  const auto A = gallery::poisson3d(exec(), 10, 10, 10);
+  const auto message = [&](const CsrMatrix<double>& M, const SmootherParams& smoother) {
+    try {
+      Hierarchy<double> H(test::shared(M), amg::make_classical_coarsening<double>({}),
+                          single({.coarse_size = 50, .smoother = smoother}));
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // The Gauss-Seidel family: named, with the level and what to take instead.
+  const std::string gs = message(A, GaussSeidelParams{});
+  EXPECT_NE(gs.find("level 0"), std::string::npos) << gs;
+  EXPECT_NE(gs.find("no single-precision form"), std::string::npos) << gs;
+  EXPECT_NE(gs.find("l1jacobi"), std::string::npos) << gs;
+  // Values beyond float's range: the hierarchy is fine in double, its
+  // single-precision copy cannot be.
+  const std::string range = message(scaled(A, 1e39), L1JacobiParams{});
+  EXPECT_NE(range.find("beyond single precision's range"), std::string::npos) << range;
+}
+
+STRATA_INSTANTIATE_ON_EXECUTORS(SinglePrecisionCycle);
+
+}  // namespace
+}  // namespace strata
