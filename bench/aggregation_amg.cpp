@@ -113,6 +113,21 @@ std::vector<Config> configs(int dimension, bool with_classical,
   if (smoother) {
     for (auto& c : out) c.params.smoother = *smoother;
   }
+  // The single-precision cycle (issue 22, item 4) of the K-cycle and of
+  // classical AMG, under the same Krylov methods in double. Classical takes
+  // l1-Jacobi, the device default, on the host too (the host's default
+  // Gauss-Seidel has no single-precision form).
+  amg::HierarchyParams k_single = out.front().params;
+  k_single.cycle_precision = amg::CyclePrecision::single;
+  out.push_back({"K fp32 + FCG", aggregation, k_single, Fcg{tolerance()}});
+  if (with_classical) {
+    amg::HierarchyParams c_single = out[out.size() - 2].params;
+    if (!smoother) c_single.smoother = L1JacobiParams{};
+    c_single.cycle_precision = amg::CyclePrecision::single;
+    out.push_back({"classical fp32+PCG",
+                   [] { return amg::make_classical_coarsening<double>(amg::ClassicalParams{}); },
+                   c_single, Cg{tolerance()}});
+  }
   return out;
 }
 

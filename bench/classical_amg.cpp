@@ -110,6 +110,13 @@ struct Result {
   /// What the full resetup data holds once the first resetup made its map
   /// from P's entries to R's.
   std::size_t held_after_resetup = 0;
+  /// The single-precision cycle (HierarchyParams::cycle_precision): best
+  /// setup and solve of `repeat` after one warm-up, its iterations and
+  /// what the hierarchy holds with its float copies.
+  double single_setup = 0, single_solve = 0;
+  int single_iterations = 0;
+  bool single_converged = false;
+  std::size_t held_single = 0;
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -303,6 +310,32 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
     r.lean_resetup_peak = exec.memory_stats().peak_in_use - in_use_resetup;
     r.held_lean_after_resetup = exec.memory_stats().in_use - in_use_before;
   }
+  {
+    amg::HierarchyParams single = hierarchy;
+    single.cycle_precision = amg::CyclePrecision::single;
+    r.single_setup = r.single_solve = std::numeric_limits<double>::infinity();
+    for (int rep = 0; rep <= o.repeat; ++rep) {
+      exec.synchronize();
+      auto t0 = Clock::now();
+      amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), single);
+      exec.synchronize();
+      const double setup = seconds_since(t0);
+      x.fill(0.0);
+      exec.synchronize();
+      t0 = Clock::now();
+      Cg cg;
+      cg.params.record_history = false;
+      const SolveInfo info = solve(KrylovMethod{cg}, op, b, x, &H);
+      exec.synchronize();
+      const double solve_time = seconds_since(t0);
+      if (rep == 0) continue;  // warm-up
+      r.single_setup = std::min(r.single_setup, setup);
+      r.single_solve = std::min(r.single_solve, solve_time);
+      r.single_iterations = info.iterations;
+      r.single_converged = info.converged();
+      r.held_single = H.summary().setup_bytes;
+    }
+  }
   return r;
 }
 
@@ -371,6 +404,18 @@ int main(int argc, char** argv) {
         "", double(r.held_after_resetup) * 1e-9, double(r.held_lean) * 1e-9,
         double(r.held_lean_after_resetup) * 1e-9, double(r.lean_resetup_peak) * 1e-9,
         r.lean_resetup);
+    {
+      const double single_total = r.single_setup + r.single_solve;
+      char single_peer[32] = "";
+      if (h)
+        std::snprintf(single_peer, sizeof single_peer, ", ratio %.2f", single_total / h->total());
+      std::printf(
+          "%-18s single-precision cycle: setup %.4f s, solve %.4f s, total %.4f s, %d it%s "
+          "(double %.4f s, %d it)%s; holds %.2f GB with resetup data\n",
+          "", r.single_setup, r.single_solve, single_total, r.single_iterations, single_peer, total,
+          r.iterations, r.single_converged ? "" : ", NOT CONVERGED", double(r.held_single) * 1e-9);
+      if (!r.single_converged) ++failed;
+    }
     std::fflush(stdout);
     if (o.summary) std::printf("%s", amg::format_summary(r.summary).c_str());
   }

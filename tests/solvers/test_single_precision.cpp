@@ -119,11 +119,10 @@ TEST_P(SinglePrecisionCycle, BlockedSmoothedAggregationWithChebyshevConvergesLik
       [&](CyclePrecision precision) {
         HierarchyParams p{.coarse_size = 60, .smoother = ChebyshevParams{}};
         p.cycle_precision = precision;
-        return Hierarchy<double>(
-            std::make_shared<const BsrOperator<double>>(share(to_bsr(A, 3))),
-            amg::make_smoothed_aggregation_coarsening<double>(
-                {.block_size = 3}, test::clones(problem.rigid_body_modes)),
-            p);
+        return Hierarchy<double>(std::make_shared<const BsrOperator<double>>(share(to_bsr(A, 3))),
+                                 amg::make_smoothed_aggregation_coarsening<double>(
+                                     {.block_size = 3}, test::clones(problem.rigid_body_modes)),
+                                 p);
       },
       "blocked smoothed aggregation, block Chebyshev, V-cycle + CG", 2);
 }

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -147,6 +149,33 @@ TEST_P(Primitives, FillAllTypes) {
   for (auto v : a.to_vector()) ASSERT_EQ(v, 3);
   Array<float> f(exec(), 77, 1.5f);
   EXPECT_EQ(reduce_sum(f), 77 * 1.5f);
+}
+
+TEST_P(Primitives, ConvertRoundsScalesAndCountsWhatOverflows) {
+  // double -> float: rounded to nearest, scaled in double first (1e300 *
+  // 1e-299 fits float although 1e300 does not), and values still beyond
+  // float's range counted, NaN and infinities passing through uncounted.
+  const double inf = std::numeric_limits<double>::infinity();
+  const Array<double> in(exec(), {1.0 / 3.0, -2.5, 1e300, 1e39, -1e39, inf, 0.0});
+  Array<float> out(exec(), 7);
+  EXPECT_EQ(convert(in, out), 3);  // 1e300, 1e39, -1e39
+  const std::vector<float> rounded = out.to_vector();
+  EXPECT_EQ(rounded[0], static_cast<float>(1.0 / 3.0));
+  EXPECT_EQ(rounded[1], -2.5f);
+  EXPECT_TRUE(std::isinf(rounded[2]) && std::isinf(rounded[4]) && rounded[4] < 0);
+  // Scaled by 1e-299: 1e300 becomes 10, the rest underflows to zero or
+  // (the infinity) stays infinite without being counted.
+  EXPECT_EQ(convert(in, out, 1e-299), 0);
+  EXPECT_FLOAT_EQ(out.to_vector()[2], 10.0f);
+  EXPECT_TRUE(std::isinf(out.to_vector()[5]));
+  // float -> double, scaled in double: beyond float's range is fine here.
+  const Array<float> small(exec(), {1.5f, -3.0f});
+  Array<double> wide(exec(), 2);
+  EXPECT_EQ(convert(small, wide, 1e300), 0);
+  EXPECT_DOUBLE_EQ(wide.to_vector()[0], 1.5e300);
+  EXPECT_DOUBLE_EQ(wide.to_vector()[1], -3e300);
+  Array<float> wrong_size(exec(), 6);
+  EXPECT_THROW(convert(in, wrong_size), dimension_mismatch);
 }
 
 STRATA_INSTANTIATE_ON_EXECUTORS(Primitives);

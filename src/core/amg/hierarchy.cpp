@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "core/amg/stage_timer.hpp"
-#include "core/single_precision.hpp"
 #include "core/distributed/agglomeration.hpp"
+#include "core/single_precision.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "strata/amg/amg.hpp"
 #include "strata/distributed/operator.hpp"
@@ -295,7 +295,7 @@ struct Hierarchy<T>::Impl {
   /// The coarsest level's inverse (column-major), or empty when it is
   /// smoothed; kept here only until the cycle takes it.
   Array<T> coarse_inverse;
-  Cycles<T> full;      // cycle_precision = full
+  Cycles<T> full;        // cycle_precision = full
   Cycles<float> single;  // cycle_precision = single
   std::string coarse_solver;
   StageTimes stage_times;
@@ -351,8 +351,8 @@ struct Hierarchy<T>::Impl {
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level& level = levels[l];
       auto& c = single.levels[l];
-      const std::string where = "amg::Hierarchy (cycle_precision single), level " +
-                                std::to_string(l) + ": ";
+      const std::string where =
+          "amg::Hierarchy (cycle_precision single), level " + std::to_string(l) + ": ";
       try {
         c.A = level.A->to_single();
         c.P = level.transfer ? level.transfer->P->to_single() : nullptr;
@@ -556,7 +556,6 @@ struct Hierarchy<T>::Impl {
     setup_peak_bytes = after.peak_in_use > bytes_before ? after.peak_in_use - bytes_before : 0;
     setup_seconds = seconds_since(start);
   }
-
 };
 
 template <class T>
@@ -800,8 +799,8 @@ HierarchySummary Hierarchy<T>::summary() const {
     if (ls.rows > 0) ls.mean_row_nnz = double(ls.nnz) / double(ls.rows);
     ls.coarsening_ratio =
         l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, ls.rows));
-    ls.solve_seconds = impl_->single_precision() ? impl_->single.levels[l].seconds
-                                                 : impl_->full.levels[l].seconds;
+    ls.solve_seconds =
+        impl_->single_precision() ? impl_->single.levels[l].seconds : impl_->full.levels[l].seconds;
     ls.setup_seconds = impl_->levels[l].setup_seconds;
     if (l == 0) {
       rows0 = double(ls.rows);

@@ -42,8 +42,8 @@ void check_single_operator(const LevelOperator<T>& A, const LevelOperator<float>
   if (single.rows() != A.rows() || single.cols() != A.cols()) {
     throw dimension_mismatch(who + ": to_single needs this smoother's operator (" +
                              std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
-                             ") in single precision, got " + std::to_string(single.rows()) +
-                             " x " + std::to_string(single.cols()));
+                             ") in single precision, got " + std::to_string(single.rows()) + " x " +
+                             std::to_string(single.cols()));
   }
 }
 
@@ -71,7 +71,10 @@ class DiagonalSmoother final : public Smoother<T> {
   struct Rounded {};
   DiagonalSmoother(Rounded, std::shared_ptr<const LevelOperator<T>> A, Vector<T> weighted,
                    std::string name)
-      : A_(std::move(A)), d_(std::move(weighted)), t_(A_->executor(), A_->rows()), name_(std::move(name)) {}
+      : A_(std::move(A)),
+        d_(std::move(weighted)),
+        t_(A_->executor(), A_->rows()),
+        name_(std::move(name)) {}
   size_type rows() const override { return A_->rows(); }
   size_type cols() const override { return A_->cols(); }
   const Executor& executor() const override { return A_->executor(); }

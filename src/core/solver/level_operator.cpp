@@ -5,11 +5,11 @@
 
 #include <string>
 
+#include "core/single_precision.hpp"
 #include "kernels/amg/coarse_solve_kernels.hpp"
 #include "kernels/matrix/bsr_kernels.hpp"
 #include "kernels/matrix/csr_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
-#include "core/single_precision.hpp"
 #include "strata/matrix/galerkin.hpp"
 
 namespace strata {
@@ -374,7 +374,6 @@ std::shared_ptr<const LevelOperator<T>> BsrOperator<T>::clone() const {
   return std::make_shared<const BsrOperator<T>>(A_->clone());
 }
 
-
 template <class T>
 std::shared_ptr<const LevelOperator<float>> CsrOperator<T>::to_single() const {
   const CsrMatrix<T>& A = *A_;
@@ -386,9 +385,10 @@ std::shared_ptr<const LevelOperator<float>> CsrOperator<T>::to_single() const {
 template <class T>
 std::shared_ptr<const LevelOperator<float>> BsrOperator<T>::to_single() const {
   const BsrMatrix<T>& A = *A_;
-  return std::make_shared<const BsrOperator<float>>(BsrMatrix<float>(
-      A.block_rows(), A.block_cols(), A.row_block_size(), A.col_block_size(), A.row_ptr().clone(),
-      A.col_idx().clone(), detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
+  return std::make_shared<const BsrOperator<float>>(
+      BsrMatrix<float>(A.block_rows(), A.block_cols(), A.row_block_size(), A.col_block_size(),
+                       A.row_ptr().clone(), A.col_idx().clone(),
+                       detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
 }
 
 // ------------------------------------------------------- the products
