@@ -92,7 +92,9 @@ KrylovParams tolerance() {
 /// `smoother`, when given, replaces every configuration's smoother.
 std::vector<Config> configs(int dimension, bool with_classical,
                             const std::optional<SmootherParams>& smoother = std::nullopt) {
+  // Double unless a row says fp32 (automatic would take single at 256^3).
   amg::HierarchyParams k;
+  k.cycle_precision = amg::CyclePrecision::full;
   k.cycle = amg::CycleType::K;
   k.smoother = JacobiParams{.estimate_omega = true};
   amg::HierarchyParams v = k;
@@ -108,7 +110,8 @@ std::vector<Config> configs(int dimension, bool with_classical,
   if (with_classical) {
     out.push_back({"classical V + PCG",
                    [] { return amg::make_classical_coarsening<double>(amg::ClassicalParams{}); },
-                   amg::HierarchyParams{}, Cg{tolerance()}});
+                   amg::HierarchyParams{.cycle_precision = amg::CyclePrecision::full},
+                   Cg{tolerance()}});
   }
   if (smoother) {
     for (auto& c : out) c.params.smoother = *smoother;

@@ -191,6 +191,9 @@ Results run(const Options& o, const Executor& exec) {
   const CsrMatrix<double> As = to_csr(*A);
   amg::HierarchyParams hp;
   hp.smoother = L1JacobiParams{.omega = 1.0, .point_block = false};
+  // Blocked against scalar in one precision (the scalar CSR hierarchy
+  // would take single precision by itself at this size).
+  hp.cycle_precision = amg::CyclePrecision::full;
   const auto t0 = Clock::now();
   amg::Hierarchy<double> Hb(std::make_shared<const BsrOperator<double>>(A),
                             amg::make_smoothed_aggregation_coarsening<double>(

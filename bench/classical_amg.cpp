@@ -236,7 +236,9 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
   if (o.stage_pmax >= 0) params.aggressive_stage_max_elements = o.stage_pmax;
   CsrOperator<double> op(shared_A);
   Vector<double> b(exec, A.rows(), 1.0), x(exec, A.rows(), 0.0);
-  const amg::HierarchyParams hierarchy{.smoother = o.smoother.smoother(exec)};
+  // The main row in double; the single-precision cycle has its own line.
+  const amg::HierarchyParams hierarchy{.smoother = o.smoother.smoother(exec),
+                                       .cycle_precision = amg::CyclePrecision::full};
   if (o.smoother.sweep_cost) bench::print_sweep_cost(shared_A, hierarchy.smoother);
   r.setup = r.solve = r.resetup = r.first_resetup = std::numeric_limits<double>::infinity();
   for (int rep = 0; rep <= o.repeat; ++rep) {

@@ -184,6 +184,9 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
     h.smoother = JacobiParams{.estimate_omega = true};
     h.agglomeration_rows = o.agglomeration_rows;
     h.profile_levels = o.profile_levels;
+    // Double on every path: this benchmark compares the paths (serial,
+    // MPI on one process, distributed kernels), not precisions.
+    h.cycle_precision = amg::CyclePrecision::full;
     return {
         name,
         [](const NearNull&) { return amg::make_aggregation_coarsening<double>({.dimension = 3}); },
@@ -196,6 +199,9 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
     h.smoother = ChebyshevParams{};
     h.agglomeration_rows = o.agglomeration_rows;
     h.profile_levels = o.profile_levels;
+    // Double on every path: this benchmark compares the paths (serial,
+    // MPI on one process, distributed kernels), not precisions.
+    h.cycle_precision = amg::CyclePrecision::full;
     return {name,
             [](const NearNull& B) {
               NearNull copy;
@@ -209,6 +215,7 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
   h.smoother = amg::default_smoother(exec);  // l1-Jacobi on a GPU, hybrid Gauss-Seidel on the host
   h.agglomeration_rows = o.agglomeration_rows;
   h.profile_levels = o.profile_levels;
+  h.cycle_precision = amg::CyclePrecision::full;
   const bool profile = o.profile;
   return {name,
           [profile](const NearNull&) {

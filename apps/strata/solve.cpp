@@ -173,6 +173,7 @@ void add_hierarchy(nlohmann::ordered_json& j, const amg::HierarchySummary& summa
   j["operator_complexity"] = summary.operator_complexity;
   j["grid_complexity"] = summary.grid_complexity;
   j["coarse_solver"] = summary.coarse_solver;
+  j["cycle_precision"] = summary.cycle_precision;
   j["hierarchy_bytes"] = summary.setup_bytes;
   j["hierarchy_setup_peak_bytes"] = summary.setup_peak_bytes;
 }

@@ -537,6 +537,7 @@ class Solver {
     d["operator_complexity"] = s.operator_complexity;
     d["grid_complexity"] = s.grid_complexity;
     d["coarse_solver"] = s.coarse_solver;
+    d["cycle_precision"] = s.cycle_precision;
     nb::dict stages;
     for (const auto& [name, seconds] : s.setup_stage_seconds) stages[name.c_str()] = seconds;
     d["setup_stage_seconds"] = stages;

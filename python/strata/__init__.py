@@ -449,7 +449,8 @@ class AMG(_spla.LinearOperator):
         """The hierarchy as a dict: levels (rows, nnz, row lengths,
         coarsening ratio, setup seconds per level), num_levels,
         operator_complexity, grid_complexity, coarsening, coarse_solver,
-        setup_seconds, resetup_seconds, setup_bytes, setup_peak_bytes,
+        cycle_precision ("double" or "single", see the configuration's
+        preconditioner.amg.cycle_precision), setup_seconds, resetup_seconds, setup_bytes, setup_peak_bytes,
         setup_stage_seconds."""
         return self._solver.summary()
 

@@ -334,10 +334,13 @@ void declare_amg(std::vector<Parameter>& out) {
             "a slower resetup)",
             {.flags = {"--lean-resetup-data"}});
   h.choice("cycle_precision", &H::cycle_precision,
-           {{"double", amg::CyclePrecision::full}, {"single", amg::CyclePrecision::single}},
+           {{"auto", amg::CyclePrecision::automatic},
+            {"double", amg::CyclePrecision::full},
+            {"single", amg::CyclePrecision::single}},
            "Precision of the AMG cycle (single: levels, smoothers and coarse inverse rounded to "
            "float after setup, the Krylov method staying in double; smoothers jacobi, l1jacobi, "
-           "chebyshev)",
+           "chebyshev; auto: single on a GPU for CSR matrices of at least 2^20 rows, where it "
+           "was measured faster, double elsewhere)",
            {.flags = {"--cycle-precision"}});
 }
 

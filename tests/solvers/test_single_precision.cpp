@@ -192,6 +192,29 @@ TEST_P(SinglePrecisionCycle, WhatHasNoSinglePrecisionFormSaysSoAtSetup) {
   EXPECT_NE(range.find("beyond single precision's range"), std::string::npos) << range;
 }
 
+TEST_P(SinglePrecisionCycle, AutomaticTakesSingleOnlyForLargeDeviceCsrLevels) {
+  // The default: double on the host and for small device levels.
+  const auto small = gallery::poisson3d(exec(), 16, 16, 16);
+  const Hierarchy<double> H(test::shared(small), amg::make_classical_coarsening<double>({}),
+                            {.coarse_size = 50, .smoother = L1JacobiParams{}});
+  EXPECT_EQ(H.summary().cycle_precision, "double");
+  EXPECT_EQ(H.describe().find("single"), std::string::npos) << H.describe();
+  if (!exec().is_cuda()) return;
+  // 2^20 rows and more on the device: single where every level has a
+  // single-precision form, double with the reason where one has none.
+  const auto A = gallery::poisson3d(exec(), 102, 102, 102);
+  ASSERT_GE(A.rows(), amg::automatic_single_precision_rows);
+  const Hierarchy<double> fast(test::shared(A), amg::make_classical_coarsening<double>({}),
+                               {.smoother = L1JacobiParams{}});
+  EXPECT_EQ(fast.summary().cycle_precision, "single");
+  const Hierarchy<double> gs(test::shared(A), amg::make_classical_coarsening<double>({}),
+                             {.smoother = MulticolorGaussSeidelParams{}});
+  const std::string why = gs.summary().cycle_precision;
+  EXPECT_EQ(why.rfind("double (auto kept double: ", 0), 0u) << why;
+  EXPECT_NE(why.find("no single-precision form"), std::string::npos) << why;
+  EXPECT_TRUE(krylov(A, gs).converged);
+}
+
 STRATA_INSTANTIATE_ON_EXECUTORS(SinglePrecisionCycle);
 
 }  // namespace

@@ -46,6 +46,8 @@ const char* to_string(CyclePrecision precision) noexcept {
       return "double";
     case CyclePrecision::single:
       return "single";
+    case CyclePrecision::automatic:
+      return "auto";
   }
   return "?";
 }
@@ -313,7 +315,21 @@ struct Hierarchy<T>::Impl {
 
   const Executor& exec() const { return levels.front().A->executor(); }
   int last() const { return static_cast<int>(levels.size()) - 1; }
-  bool single_precision() const { return params.cycle_precision == CyclePrecision::single; }
+  /// The cycles compute in float (cycle_precision, resolved by build_cycle).
+  bool cycle_single = false;
+  /// Why cycle_precision = automatic kept double although it could have
+  /// taken single (what had no single-precision form); empty otherwise.
+  std::string precision_reason;
+
+  bool single_precision() const { return cycle_single; }
+
+  /// Where cycle_precision = automatic tries single precision (see
+  /// automatic_single_precision_rows).
+  static bool automatic_single(const LevelOperator<T>& A0) {
+    return A0.executor().is_cuda() && !A0.distributed() &&
+           dynamic_cast<const CsrOperator<T>*>(&A0) != nullptr &&
+           A0.rows() >= automatic_single_precision_rows;
+  }
 
   void build_smoother(Level& level) {
     StageTimer t(level.A->executor(), stage_times, "smoother");
@@ -326,7 +342,27 @@ struct Hierarchy<T>::Impl {
   /// and the double smoothers then freed (the float cycle never uses them;
   /// a resetup builds them again).
   void build_cycle() {
-    if (!single_precision()) {
+    const CyclePrecision wanted = params.cycle_precision;
+    precision_reason.clear();
+    if (wanted == CyclePrecision::single ||
+        (wanted == CyclePrecision::automatic && automatic_single(*levels.front().A))) {
+      try {
+        build_single_cycle();
+        cycle_single = true;
+        full = Cycles<T>{};
+        return;
+      } catch (const invalid_argument& e) {
+        if (wanted == CyclePrecision::single) throw;
+        precision_reason = e.what();
+        single = Cycles<float>{};
+      }
+    }
+    cycle_single = false;
+    build_full_cycle();
+  }
+
+  void build_full_cycle() {
+    {
       full.params = &params;
       full.reduction = reduction;
       full.levels.resize(levels.size());
@@ -340,8 +376,13 @@ struct Hierarchy<T>::Impl {
       full.coarse_inverse = std::move(coarse_inverse);
       full.build_work_vectors(false);
       build_coarse_vectors(full);
-      return;
     }
+  }
+
+  /// The rounded copies; throws invalid_argument naming the level and what
+  /// has no single-precision form, before it changes anything the full
+  /// cycle needs.
+  void build_single_cycle() {
     StageTimer t(exec(), stage_times, "single precision");
     single.params = &params;
     // The single-precision levels live on one process (to_single refuses
@@ -361,13 +402,13 @@ struct Hierarchy<T>::Impl {
       } catch (const invalid_argument& e) {
         throw invalid_argument(where + e.what());
       }
-      level.smoother.reset();
     }
     single.coarse_inverse =
         coarse_inverse.empty()
             ? Array<float>()
             : strata::detail::single_copy(coarse_inverse, "the coarsest level's inverse");
     coarse_inverse = Array<T>();
+    for (Level& level : levels) level.smoother.reset();
     single.build_work_vectors(true);
     build_coarse_vectors(single);
   }
@@ -775,6 +816,10 @@ HierarchySummary Hierarchy<T>::summary() const {
   s.setup_seconds = impl_->setup_seconds;
   s.resetup_seconds = impl_->resetup_seconds;
   s.coarse_solver = impl_->coarse_solver;
+  s.cycle_precision = impl_->cycle_single ? "single" : "double";
+  if (!impl_->precision_reason.empty()) {
+    s.cycle_precision += " (auto kept double: " + impl_->precision_reason + ")";
+  }
   s.setup_bytes = impl_->setup_bytes;
   s.setup_peak_bytes = impl_->setup_peak_bytes;
   double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
@@ -849,6 +894,13 @@ std::string format_summary(const HierarchySummary& s) {
                 s.operator_complexity, s.grid_complexity);
   out += line;
   if (!s.coarse_solver.empty()) out += "  coarsest level: " + s.coarse_solver + "\n";
+  if (!s.cycle_precision.empty()) {
+    out += "  cycle precision: " + s.cycle_precision +
+           (s.cycle_precision == "single" ? " (levels, smoothers and coarse inverse in float; the "
+                                            "Krylov method in double)"
+                                          : "") +
+           "\n";
+  }
   std::snprintf(line, sizeof line,
                 "  memory held by the hierarchy: %.1f MB (at most %.1f MB during setup)\n",
                 double(s.setup_bytes) / 1e6, double(s.setup_peak_bytes) / 1e6);
