@@ -127,6 +127,24 @@ def test_lean_resetup_data_gives_the_same_preconditioner_with_less_memory():
     np.testing.assert_allclose(lean @ u, full @ u, rtol=1e-12, atol=0)
 
 
+def test_single_precision_cycle_reaches_the_tolerance_in_double():
+    A = poisson3d(16)
+    b = rhs(A.shape[0])
+    amg = {"smoother": "l1jacobi"}
+    double = strata.AMG(A, config={"preconditioner": {"amg": {**amg, "cycle_precision": "double"}}})
+    single = strata.AMG(A, config={"preconditioner": {"amg": {**amg, "cycle_precision": "single"}}})
+    assert double.summary()["cycle_precision"] == "double"
+    assert single.summary()["cycle_precision"] == "single"
+    x, info = single.solve(b)
+    assert info["converged"], info["status"]
+    assert relative_residual(A, b, x) <= 1e-8
+    _, info_double = double.solve(b)
+    assert info["iterations"] <= info_double["iterations"] + 1
+    # The host's default smoother (hybrid Gauss-Seidel) has no float form.
+    with pytest.raises(strata.InvalidArgumentError, match="no single-precision form"):
+        strata.AMG(A, config={"preconditioner": {"amg": {"cycle_precision": "single"}}})
+
+
 def test_near_null_space_goes_to_aggregation():
     A = poisson3d(10)
     n = A.shape[0]

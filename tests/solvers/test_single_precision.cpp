@@ -192,7 +192,7 @@ TEST_P(SinglePrecisionCycle, WhatHasNoSinglePrecisionFormSaysSoAtSetup) {
   EXPECT_NE(range.find("beyond single precision's range"), std::string::npos) << range;
 }
 
-TEST_P(SinglePrecisionCycle, AutomaticTakesSingleOnlyForLargeDeviceCsrLevels) {
+TEST_P(SinglePrecisionCycle, AutomaticTakesSingleOnlyForLargeDeviceLevels) {
   // The default: double on the host and for small device levels.
   const auto small = gallery::poisson3d(exec(), 16, 16, 16);
   const Hierarchy<double> H(test::shared(small), amg::make_classical_coarsening<double>({}),

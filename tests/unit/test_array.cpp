@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -70,6 +71,28 @@ TEST(Span, ConvertsToAndFromStdSpan) {
   double sum = 0;
   for (double x : of_vector) sum += x;
   EXPECT_EQ(sum, 6.0);
+}
+
+TEST(Array, AnAliasSharesTheElementsAndKeepsTheirOwnerAlive) {
+  const Executor host = Executor::host();
+  const std::size_t before = host.memory_stats().in_use;
+  auto owner = std::make_shared<Array<int>>(host, std::vector<int>{1, 2, 3});
+  Array<int> alias = Array<int>::alias(*owner, owner);
+  EXPECT_TRUE(alias.is_alias());
+  EXPECT_FALSE(owner->is_alias());
+  EXPECT_EQ(alias.data(), owner->data());
+  const std::size_t held = host.memory_stats().in_use;
+  EXPECT_EQ(held, before + 3 * sizeof(int));  // nothing allocated for the alias
+  // The alias outlives the owner's other handles, and moves keep it alive.
+  const int* data = owner->data();
+  owner.reset();
+  Array<int> moved = std::move(alias);
+  EXPECT_EQ(moved.data(), data);
+  EXPECT_EQ(moved.to_vector(), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(host.memory_stats().in_use, held);
+  moved = Array<int>();  // the last handle: the owner frees the elements once
+  EXPECT_EQ(host.memory_stats().in_use, before);
+  EXPECT_THROW(Array<int>::alias(Array<int>(host, 2), nullptr), invalid_argument);
 }
 
 TEST(Array, CopyChecksSizes) {

@@ -163,15 +163,16 @@ const char* to_string(CycleType type) noexcept;
 /// automatic_single_precision_rows), full elsewhere.
 enum class CyclePrecision { full, single, automatic };
 
-/// CyclePrecision::automatic takes single precision for a CSR level 0 on a
-/// CUDA device with at least this many rows (2^20), on one process, when
-/// every level has a single-precision form (its smoother too), and full
-/// precision otherwise. Measured on an H100/H200 beside hypre
-/// (bench/NOTES.md): at 256^3 the float cycle solves 1.2x faster (7-point
-/// and 27-point, classical and aggregation) in the same iterations, and the
-/// whole solve is 5-12% faster; at 64^3 (262,144 rows) its fixed costs
-/// (the conversions, a scaling reduction per application) make it 13%
-/// slower. The host keeps double: two cores gained nothing from it.
+/// CyclePrecision::automatic takes single precision for a CSR or BSR level
+/// 0 on a CUDA device with at least this many rows (2^20), on one process,
+/// when every level has a single-precision form (its smoother too), and
+/// full precision otherwise. Measured on an H200 (bench/NOTES.md): at
+/// 256^3 the float cycle solves 1.2x faster (7-point and 27-point,
+/// classical and aggregation) in the same iterations, and setup + solve is
+/// 5-12% faster; blocked smoothed aggregation on elasticity3d at 2.7M rows
+/// solves 1.4x faster in the same iterations; at 64^3 (262,144 rows) the
+/// fixed costs (the conversions, a scaling reduction per application) make
+/// it 13% slower. The host keeps double: two cores gained nothing from it.
 inline constexpr size_type automatic_single_precision_rows = size_type{1} << 20;
 
 /// "double" (full), "single", "auto".

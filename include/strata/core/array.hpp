@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -68,7 +69,8 @@ class Array {
   Array(Array&& other) noexcept
       : exec_(std::move(other.exec_)),
         data_(std::exchange(other.data_, nullptr)),
-        size_(std::exchange(other.size_, 0)) {}
+        size_(std::exchange(other.size_, 0)),
+        owner_(std::move(other.owner_)) {}
 
   Array& operator=(Array&& other) noexcept {
     if (this != &other) {
@@ -76,9 +78,29 @@ class Array {
       exec_ = std::move(other.exec_);
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
+      owner_ = std::move(other.owner_);
     }
     return *this;
   }
+
+  /// The elements of `of`, shared rather than copied: an array that does
+  /// not free them and keeps `owner` (what owns `of`) alive as long as it
+  /// and its moves live. For data that neither side changes: the pattern a
+  /// matrix shares with its single-precision copy (LevelOperator::
+  /// to_single), which then costs only its values. A write through either
+  /// array is seen by both.
+  static Array alias(const Array& of, std::shared_ptr<const void> owner) {
+    require(owner != nullptr || of.size_ == 0,
+            "Array::alias: the owner of the shared elements is null");
+    Array a;
+    a.exec_ = of.exec_;
+    a.data_ = of.data_;
+    a.size_ = of.size_;
+    a.owner_ = std::move(owner);
+    return a;
+  }
+  /// Whether the elements are shared with another array (alias()).
+  bool is_alias() const noexcept { return owner_ != nullptr; }
 
   ~Array() { release(); }
 
@@ -128,14 +150,17 @@ class Array {
 
  private:
   void release() noexcept {
-    if (data_ != nullptr) exec_.deallocate(data_, bytes());
+    if (data_ != nullptr && owner_ == nullptr) exec_.deallocate(data_, bytes());
     data_ = nullptr;
     size_ = 0;
+    owner_.reset();
   }
 
   Executor exec_;
   T* data_ = nullptr;
   size_type size_ = 0;
+  /// Set for an alias(): what owns data_ (which this array then never frees).
+  std::shared_ptr<const void> owner_;
 };
 
 /// Copies `src` into `dst` across any two locations; sizes must match.

@@ -327,7 +327,8 @@ struct Hierarchy<T>::Impl {
   /// automatic_single_precision_rows).
   static bool automatic_single(const LevelOperator<T>& A0) {
     return A0.executor().is_cuda() && !A0.distributed() &&
-           dynamic_cast<const CsrOperator<T>*>(&A0) != nullptr &&
+           (dynamic_cast<const CsrOperator<T>*>(&A0) != nullptr ||
+            dynamic_cast<const BsrOperator<T>*>(&A0) != nullptr) &&
            A0.rows() >= automatic_single_precision_rows;
   }
 

@@ -376,19 +376,21 @@ std::shared_ptr<const LevelOperator<T>> BsrOperator<T>::clone() const {
 
 template <class T>
 std::shared_ptr<const LevelOperator<float>> CsrOperator<T>::to_single() const {
+  // The pattern is shared, not copied: the copy costs 4 bytes a value.
   const CsrMatrix<T>& A = *A_;
   return std::make_shared<const CsrOperator<float>>(
-      CsrMatrix<float>(A.rows(), A.cols(), A.row_ptr().clone(), A.col_idx().clone(),
+      CsrMatrix<float>(A.rows(), A.cols(), Array<offset_type>::alias(A.row_ptr(), A_),
+                       Array<index_type>::alias(A.col_idx(), A_),
                        detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
 }
 
 template <class T>
 std::shared_ptr<const LevelOperator<float>> BsrOperator<T>::to_single() const {
   const BsrMatrix<T>& A = *A_;
-  return std::make_shared<const BsrOperator<float>>(
-      BsrMatrix<float>(A.block_rows(), A.block_cols(), A.row_block_size(), A.col_block_size(),
-                       A.row_ptr().clone(), A.col_idx().clone(),
-                       detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
+  return std::make_shared<const BsrOperator<float>>(BsrMatrix<float>(
+      A.block_rows(), A.block_cols(), A.row_block_size(), A.col_block_size(),
+      Array<offset_type>::alias(A.row_ptr(), A_), Array<index_type>::alias(A.col_idx(), A_),
+      detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
 }
 
 // ------------------------------------------------------- the products
