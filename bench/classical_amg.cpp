@@ -116,7 +116,7 @@ struct Result {
   double single_setup = 0, single_solve = 0;
   int single_iterations = 0;
   bool single_converged = false;
-  std::size_t held_single = 0;
+  std::size_t held_single = 0, held_single_without_resetup = 0;
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -337,6 +337,10 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
       r.single_converged = info.converged();
       r.held_single = H.summary().setup_bytes;
     }
+    single.keep_resetup_data = false;
+    const amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params),
+                                   single);
+    r.held_single_without_resetup = H.summary().setup_bytes;
   }
   return r;
 }
@@ -413,9 +417,12 @@ int main(int argc, char** argv) {
         std::snprintf(single_peer, sizeof single_peer, ", ratio %.2f", single_total / h->total());
       std::printf(
           "%-18s single-precision cycle: setup %.4f s, solve %.4f s, total %.4f s, %d it%s "
-          "(double %.4f s, %d it)%s; holds %.2f GB with resetup data\n",
+          "(double %.4f s, %d it)%s; holds %.2f GB with resetup data, %.2f GB without "
+          "(%.2fx A)\n",
           "", r.single_setup, r.single_solve, single_total, r.single_iterations, single_peer, total,
-          r.iterations, r.single_converged ? "" : ", NOT CONVERGED", double(r.held_single) * 1e-9);
+          r.iterations, r.single_converged ? "" : ", NOT CONVERGED", double(r.held_single) * 1e-9,
+          double(r.held_single_without_resetup) * 1e-9,
+          double(r.held_single_without_resetup) / double(std::max<std::size_t>(r.matrix_bytes, 1)));
       if (!r.single_converged) ++failed;
     }
     std::fflush(stdout);

@@ -170,6 +170,48 @@ TEST_P(SinglePrecisionCycle, ResetupRoundsTheNewValues) {
   EXPECT_LT(test::relative_difference(x1.to_vector(), x2.to_vector()), 1e-6);
 }
 
+TEST_P(SinglePrecisionCycle, WithoutResetupDataOnlyTheFloatLevelsAreHeld) {
+  // keep_resetup_data = false: the double levels below level 0 and the
+  // double transfers are freed once their float copies exist. The same
+  // cycle (the copies are the same values), in less memory than either
+  // the double hierarchy or the single one with resetup data.
+  const auto A = gallery::poisson3d(exec(), 24, 24, 24);
+  const auto make = [&](CyclePrecision precision, bool keep) {
+    HierarchyParams p{.coarse_size = 50, .smoother = L1JacobiParams{}, .keep_resetup_data = keep};
+    p.cycle_precision = precision;
+    return Hierarchy<double>(test::shared(A), amg::make_classical_coarsening<double>({}), p);
+  };
+  const Hierarchy<double> kept = make(CyclePrecision::single, true);
+  const Hierarchy<double> lean = make(CyclePrecision::single, false);
+  const Hierarchy<double> lean_double = make(CyclePrecision::full, false);
+  ASSERT_EQ(lean.num_levels(), kept.num_levels());
+  ASSERT_GE(lean.num_levels(), 3);
+  for (int l = 0; l < lean.num_levels(); ++l) {
+    EXPECT_EQ(lean.summary().levels[l].rows, kept.summary().levels[l].rows) << l;
+    EXPECT_EQ(lean.summary().levels[l].nnz, kept.summary().levels[l].nnz) << l;
+  }
+  const std::size_t bytes = lean.summary().setup_bytes;
+  std::printf("[ single   ] held without resetup data: %.2f MB in single, %.2f MB in double\n",
+              double(bytes) * 1e-6, double(lean_double.summary().setup_bytes) * 1e-6);
+  EXPECT_LT(bytes, lean_double.summary().setup_bytes);
+  EXPECT_LT(bytes, kept.summary().setup_bytes);
+  Vector<double> b(Array<double>(exec(), test::random_values(A.rows(), 9)));
+  Vector<double> x1(exec(), A.rows()), x2(exec(), A.rows());
+  kept.apply(b, x1);
+  lean.apply(b, x2);
+  EXPECT_EQ(x1.to_vector(), x2.to_vector());
+  EXPECT_TRUE(krylov(A, lean).converged);
+  // Level 0 is the caller's matrix; what was freed says so by name.
+  EXPECT_EQ(lean.level_operator(0).rows(), A.rows());
+  try {
+    (void)lean.level_operator(1);
+    ADD_FAILURE() << "a freed double level was handed out";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("single precision only"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)lean.level_interpolation_operator(0), invalid_argument);
+}
+
 TEST_P(SinglePrecisionCycle, WhatHasNoSinglePrecisionFormSaysSoAtSetup) {
   const auto A = gallery::poisson3d(exec(), 10, 10, 10);
   const auto message = [&](const CsrMatrix<double>& M, const SmootherParams& smoother) {

@@ -181,11 +181,15 @@ class LevelOperator : public LinearOperator<T> {
 
   /// A copy with the values rounded to single precision, on the same
   /// executor: the level as the single-precision AMG cycle holds it
-  /// (HierarchyParams::cycle_precision). Throws invalid_argument when a
-  /// value lies beyond float's range, and (the default) for a kind that has
-  /// no single-precision form, naming it (distributed kinds: their halo
+  /// (HierarchyParams::cycle_precision). share_pattern: the copy shares
+  /// this operator's pattern (Array::alias, keeping this operator's matrix
+  /// alive) and costs only its values; false copies the pattern too, so
+  /// that this operator can be freed. Throws invalid_argument when a value
+  /// lies beyond float's range, and (the default) for a kind that has no
+  /// single-precision form, naming it (distributed kinds: their halo
   /// exchange is double only).
-  virtual std::shared_ptr<const LevelOperator<float>> to_single() const {
+  virtual std::shared_ptr<const LevelOperator<float>> to_single(bool share_pattern) const {
+    (void)share_pattern;
     throw invalid_argument("a " + kind() + " level operator has no single-precision form (" +
                            this->describe() + "); the single-precision AMG cycle takes CSR and " +
                            "BSR levels on one process");
@@ -229,7 +233,7 @@ class CsrOperator final : public LevelOperator<T> {
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
                                              const LevelOperator<T>& P) const override;
   std::shared_ptr<const LevelOperator<T>> clone() const override;
-  std::shared_ptr<const LevelOperator<float>> to_single() const override;
+  std::shared_ptr<const LevelOperator<float>> to_single(bool share_pattern) const override;
 
  private:
   std::shared_ptr<const CsrMatrix<T>> A_;
@@ -280,7 +284,7 @@ class BsrOperator final : public LevelOperator<T> {
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R,
                                              const LevelOperator<T>& P) const override;
   std::shared_ptr<const LevelOperator<T>> clone() const override;
-  std::shared_ptr<const LevelOperator<float>> to_single() const override;
+  std::shared_ptr<const LevelOperator<float>> to_single(bool share_pattern) const override;
 
  private:
   std::shared_ptr<const BsrMatrix<T>> A_;

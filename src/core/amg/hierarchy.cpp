@@ -323,6 +323,21 @@ struct Hierarchy<T>::Impl {
 
   bool single_precision() const { return cycle_single; }
 
+  /// The double levels below level 0 and every double transfer were freed
+  /// (single precision without resetup data): only the float copies remain.
+  bool doubles_freed = false;
+
+  /// Throws for level l's double operators once they were freed.
+  void require_double_level(int l, const char* what) const {
+    if (doubles_freed && (l > 0 || std::string(what) != "operator")) {
+      throw invalid_argument(std::string("amg::Hierarchy: level ") + std::to_string(l) + "'s " +
+                             what +
+                             " is held in single precision only (cycle_precision single with "
+                             "keep_resetup_data = false frees the double levels); keep the "
+                             "resetup data or cycle in double to read it");
+    }
+  }
+
   /// Where cycle_precision = automatic tries single precision (see
   /// automatic_single_precision_rows).
   static bool automatic_single(const LevelOperator<T>& A0) {
@@ -390,15 +405,20 @@ struct Hierarchy<T>::Impl {
     // distributed kinds), so their sums need no combining.
     single.reduction = std::make_shared<const Reduction<float>>();
     single.levels.resize(levels.size());
+    // Without resetup data nothing needs the double levels below level 0
+    // once their float copies exist: the copies then take patterns of their
+    // own, and the double operators, transfers and coarse products are
+    // freed (level 0 is the caller's matrix, which the Krylov method uses).
+    const bool drop = !params.keep_resetup_data;
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level& level = levels[l];
       auto& c = single.levels[l];
       const std::string where =
           "amg::Hierarchy (cycle_precision single), level " + std::to_string(l) + ": ";
       try {
-        c.A = level.A->to_single();
-        c.P = level.transfer ? level.transfer->P->to_single() : nullptr;
-        c.R = level.transfer ? level.transfer->R->to_single() : nullptr;
+        c.A = level.A->to_single(!(drop && l > 0));
+        c.P = level.transfer ? level.transfer->P->to_single(!drop) : nullptr;
+        c.R = level.transfer ? level.transfer->R->to_single(!drop) : nullptr;
         c.smoother = level.smoother ? level.smoother->to_single(c.A) : nullptr;
       } catch (const invalid_argument& e) {
         throw invalid_argument(where + e.what());
@@ -410,6 +430,14 @@ struct Hierarchy<T>::Impl {
             : strata::detail::single_copy(coarse_inverse, "the coarsest level's inverse");
     coarse_inverse = Array<T>();
     for (Level& level : levels) level.smoother.reset();
+    if (drop) {
+      for (std::size_t l = 0; l < levels.size(); ++l) {
+        if (l > 0) levels[l].A.reset();
+        levels[l].transfer.reset();
+        levels[l].galerkin.reset();
+      }
+      doubles_freed = true;
+    }
     single.build_work_vectors(true);
     build_coarse_vectors(single);
   }
@@ -676,6 +704,7 @@ template <class T>
 std::shared_ptr<const LevelOperator<T>> Hierarchy<T>::shared_level_operator(int l) const {
   require(l >= 0 && l < num_levels(), "amg::Hierarchy: level " + std::to_string(l) +
                                           " is not in [0, " + std::to_string(num_levels()) + ")");
+  impl_->require_double_level(l, "operator");
   return impl_->levels[l].A;
 }
 
@@ -693,6 +722,7 @@ template <class T>
 const LevelOperator<T>& Hierarchy<T>::level_interpolation_operator(int l) const {
   require(l >= 0 && l + 1 < num_levels(), "amg::Hierarchy::level_interpolation: level " +
                                               std::to_string(l) + " has no interpolation");
+  impl_->require_double_level(l, "interpolation");
   return *impl_->levels[l].transfer->P;
 }
 
@@ -824,16 +854,16 @@ HierarchySummary Hierarchy<T>::summary() const {
   s.setup_bytes = impl_->setup_bytes;
   s.setup_peak_bytes = impl_->setup_peak_bytes;
   double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
-  for (int l = 0; l < num_levels(); ++l) {
-    const LevelOperator<T>& A = *impl_->levels[l].A;
-    LevelSummary ls;
+  // A level's shape, from its double operator or (once the double levels
+  // were freed) its float copy.
+  const auto shape = []<class S>(const LevelOperator<S>& A, LevelSummary& ls) {
     // Over all processes for a distributed level (counted at its
     // construction, so asking communicates nothing); the shortest and
     // longest rows are this process's.
     ls.rows = A.global_rows();
     ls.nnz = A.global_nnz();
     ls.kind = A.kind();
-    if (const auto* bsr = dynamic_cast<const BsrOperator<T>*>(&A)) {
+    if (const auto* bsr = dynamic_cast<const BsrOperator<S>*>(&A)) {
       ls.row_block_size = bsr->matrix().row_block_size();
       ls.col_block_size = bsr->matrix().col_block_size();
     }
@@ -841,6 +871,14 @@ HierarchySummary Hierarchy<T>::summary() const {
       const auto [lo, hi] = A.row_nnz_range();
       ls.min_row_nnz = lo;
       ls.max_row_nnz = hi;
+    }
+  };
+  for (int l = 0; l < num_levels(); ++l) {
+    LevelSummary ls;
+    if (impl_->levels[l].A) {
+      shape(*impl_->levels[l].A, ls);
+    } else {
+      shape(*impl_->single.levels[l].A, ls);
     }
     if (ls.rows > 0) ls.mean_row_nnz = double(ls.nnz) / double(ls.rows);
     ls.coarsening_ratio =

@@ -374,22 +374,31 @@ std::shared_ptr<const LevelOperator<T>> BsrOperator<T>::clone() const {
   return std::make_shared<const BsrOperator<T>>(A_->clone());
 }
 
+namespace {
+
+/// `a` shared with its owner `owner` (share) or copied.
+template <class I, class Owner>
+Array<I> pattern_array(const Array<I>& a, const std::shared_ptr<Owner>& owner, bool share) {
+  return share ? Array<I>::alias(a, owner) : a.clone();
+}
+
+}  // namespace
+
 template <class T>
-std::shared_ptr<const LevelOperator<float>> CsrOperator<T>::to_single() const {
-  // The pattern is shared, not copied: the copy costs 4 bytes a value.
+std::shared_ptr<const LevelOperator<float>> CsrOperator<T>::to_single(bool share_pattern) const {
   const CsrMatrix<T>& A = *A_;
   return std::make_shared<const CsrOperator<float>>(
-      CsrMatrix<float>(A.rows(), A.cols(), Array<offset_type>::alias(A.row_ptr(), A_),
-                       Array<index_type>::alias(A.col_idx(), A_),
+      CsrMatrix<float>(A.rows(), A.cols(), pattern_array(A.row_ptr(), A_, share_pattern),
+                       pattern_array(A.col_idx(), A_, share_pattern),
                        detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
 }
 
 template <class T>
-std::shared_ptr<const LevelOperator<float>> BsrOperator<T>::to_single() const {
+std::shared_ptr<const LevelOperator<float>> BsrOperator<T>::to_single(bool share_pattern) const {
   const BsrMatrix<T>& A = *A_;
   return std::make_shared<const BsrOperator<float>>(BsrMatrix<float>(
       A.block_rows(), A.block_cols(), A.row_block_size(), A.col_block_size(),
-      Array<offset_type>::alias(A.row_ptr(), A_), Array<index_type>::alias(A.col_idx(), A_),
+      pattern_array(A.row_ptr(), A_, share_pattern), pattern_array(A.col_idx(), A_, share_pattern),
       detail::single_copy(A.values(), "to_single of a " + kind() + " operator")));
 }
 
