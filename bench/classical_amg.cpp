@@ -217,6 +217,36 @@ void time_level_products(const amg::Hierarchy<double>& H, const Executor& exec) 
   }
 }
 
+/// One timed setup of a hierarchy and one timed PCG solve with it, from
+/// x = 0 (each synchronised).
+struct Timed {
+  std::unique_ptr<amg::Hierarchy<double>> H;
+  double setup = 0, solve = 0;
+  SolveInfo info;
+};
+
+Timed setup_and_solve(const std::shared_ptr<const CsrMatrix<double>>& A,
+                      const amg::ClassicalParams& params, const amg::HierarchyParams& hierarchy,
+                      const CsrOperator<double>& op, const Vector<double>& b, Vector<double>& x) {
+  const Executor& exec = A->executor();
+  Timed t;
+  exec.synchronize();
+  auto t0 = Clock::now();
+  t.H = std::make_unique<amg::Hierarchy<double>>(A, amg::make_classical_coarsening<double>(params),
+                                                 hierarchy);
+  exec.synchronize();
+  t.setup = seconds_since(t0);
+  x.fill(0.0);
+  exec.synchronize();
+  t0 = Clock::now();
+  Cg cg;
+  cg.params.record_history = false;
+  t.info = solve(KrylovMethod{cg}, op, b, x, t.H.get());
+  exec.synchronize();
+  t.solve = seconds_since(t0);
+  return t;
+}
+
 Result run(const Case& c, const Options& o, const Executor& exec) {
   Result r;
   r.c = c;
@@ -244,22 +274,14 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
   for (int rep = 0; rep <= o.repeat; ++rep) {
     exec.synchronize();
     const std::size_t in_use_before = exec.memory_stats().in_use;
-    auto t0 = Clock::now();
-    amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), hierarchy);
-    exec.synchronize();
-    const double setup = seconds_since(t0);
-    x.fill(0.0);
-    exec.synchronize();
-    t0 = Clock::now();
-    Cg cg;
-    cg.params.record_history = false;
-    const SolveInfo info = solve(KrylovMethod{cg}, op, b, x, &H);
-    exec.synchronize();
-    const double solve_time = seconds_since(t0);
+    Timed timed = setup_and_solve(shared_A, params, hierarchy, op, b, x);
+    amg::Hierarchy<double>& H = *timed.H;
+    const double setup = timed.setup, solve_time = timed.solve;
+    const SolveInfo& info = timed.info;
     const amg::HierarchySummary summary = H.summary();
     // The first resetup also builds the map from P's entries to R's (one
     // transpose); the second shows the steady state of repeated resetups.
-    t0 = Clock::now();
+    auto t0 = Clock::now();
     H.resetup();
     exec.synchronize();
     const double first_resetup = seconds_since(t0);
@@ -317,25 +339,13 @@ Result run(const Case& c, const Options& o, const Executor& exec) {
     single.cycle_precision = amg::CyclePrecision::single;
     r.single_setup = r.single_solve = std::numeric_limits<double>::infinity();
     for (int rep = 0; rep <= o.repeat; ++rep) {
-      exec.synchronize();
-      auto t0 = Clock::now();
-      amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params), single);
-      exec.synchronize();
-      const double setup = seconds_since(t0);
-      x.fill(0.0);
-      exec.synchronize();
-      t0 = Clock::now();
-      Cg cg;
-      cg.params.record_history = false;
-      const SolveInfo info = solve(KrylovMethod{cg}, op, b, x, &H);
-      exec.synchronize();
-      const double solve_time = seconds_since(t0);
+      const Timed t = setup_and_solve(shared_A, params, single, op, b, x);
       if (rep == 0) continue;  // warm-up
-      r.single_setup = std::min(r.single_setup, setup);
-      r.single_solve = std::min(r.single_solve, solve_time);
-      r.single_iterations = info.iterations;
-      r.single_converged = info.converged();
-      r.held_single = H.summary().setup_bytes;
+      r.single_setup = std::min(r.single_setup, t.setup);
+      r.single_solve = std::min(r.single_solve, t.solve);
+      r.single_iterations = t.info.iterations;
+      r.single_converged = t.info.converged();
+      r.held_single = t.H->summary().setup_bytes;
     }
     single.keep_resetup_data = false;
     const amg::Hierarchy<double> H(shared_A, amg::make_classical_coarsening<double>(params),
