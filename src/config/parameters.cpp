@@ -339,8 +339,8 @@ void declare_amg(std::vector<Parameter>& out) {
             {"single", amg::CyclePrecision::single}},
            "Precision of the AMG cycle (single: levels, smoothers and coarse inverse rounded to "
            "float after setup, the Krylov method staying in double; smoothers jacobi, l1jacobi, "
-           "chebyshev; auto: single on a GPU for CSR matrices of at least 2^20 rows, where it "
-           "was measured faster, double elsewhere)",
+           "chebyshev; auto: single on a GPU for CSR or BSR matrices of at least 2^20 rows, "
+           "where it was measured faster, double elsewhere)",
            {.flags = {"--cycle-precision"}});
 }
 

@@ -100,8 +100,10 @@ void BlockDiagonal<T>::apply(T alpha, const Vector<T>& x, T beta, Vector<T>& y) 
 
 template <class T>
 BlockDiagonal<float> BlockDiagonal<T>::to_single() const {
-  return BlockDiagonal<float>(block_rows_, block_size_, kind_,
-                              detail::single_copy(values_, "BlockDiagonal::to_single"));
+  return BlockDiagonal<float>(
+      block_rows_, block_size_, kind_,
+      detail::single_copy(values_, "the inverted " + std::to_string(block_size_) + "x" +
+                                       std::to_string(block_size_) + " diagonal blocks"));
 }
 
 template class BlockDiagonal<float>;

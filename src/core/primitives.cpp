@@ -143,16 +143,16 @@ void scatter(const Array<T>& src, const Array<I>& map, Array<T>& dst) {
 }
 
 template <class To, class From>
-size_type convert(const Array<From>& in, Array<To>& out, double scale) {
+size_type convert(const Array<From>& in, Array<To>& out, int exponent) {
   same_place(in, out, "in", "out");
   same_size(in, out, "convert", "in", "out");
   return in.executor().visit([&](const auto& e) {
-    return kernels::base::convert(e, in.data(), out.data(), in.size(), scale);
+    return kernels::base::convert(e, in.data(), out.data(), in.size(), exponent);
   });
 }
 
-template size_type convert<float, double>(const Array<double>&, Array<float>&, double);
-template size_type convert<double, float>(const Array<float>&, Array<double>&, double);
+template size_type convert<float, double>(const Array<double>&, Array<float>&, int);
+template size_type convert<double, float>(const Array<float>&, Array<double>&, int);
 
 #define STRATA_ARRAY_ANY(T)                                                            \
   template void detail::fill<T>(const Executor&, T*, size_type, T);                    \

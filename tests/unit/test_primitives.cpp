@@ -152,29 +152,42 @@ TEST_P(Primitives, FillAllTypes) {
 }
 
 TEST_P(Primitives, ConvertRoundsScalesAndCountsWhatOverflows) {
-  // double -> float: rounded to nearest, scaled in double first (1e300 *
-  // 1e-299 fits float although 1e300 does not), and values still beyond
-  // float's range counted, NaN and infinities passing through uncounted.
+  // double -> float: rounded to nearest, scaled exactly by a power of two
+  // first (2^1000 beyond float's range scaled by 2^-996 is 16), values
+  // still beyond float's range counted, NaN and infinities passing
+  // through uncounted.
   const double inf = std::numeric_limits<double>::infinity();
-  const Array<double> in(exec(), {1.0 / 3.0, -2.5, 1e300, 1e39, -1e39, inf, 0.0});
-  Array<float> out(exec(), 7);
-  EXPECT_EQ(convert(in, out), 3);  // 1e300, 1e39, -1e39
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double big = std::ldexp(1.0, 1000), tiny = std::ldexp(1.0, -1060);  // tiny: subnormal
+  const Array<double> in(exec(), {1.0 / 3.0, -2.5, big, 1e39, -1e39, inf, nan, tiny});
+  Array<float> out(exec(), 8);
+  EXPECT_EQ(convert(in, out), 3);  // big, 1e39, -1e39
   const std::vector<float> rounded = out.to_vector();
   EXPECT_EQ(rounded[0], static_cast<float>(1.0 / 3.0));
   EXPECT_EQ(rounded[1], -2.5f);
-  EXPECT_TRUE(std::isinf(rounded[2]) && std::isinf(rounded[4]) && rounded[4] < 0);
-  // Scaled by 1e-299: 1e300 becomes 10, the rest underflows to zero or
-  // (the infinity) stays infinite without being counted.
-  EXPECT_EQ(convert(in, out, 1e-299), 0);
-  EXPECT_FLOAT_EQ(out.to_vector()[2], 10.0f);
+  EXPECT_TRUE(std::isinf(rounded[2]) && rounded[2] > 0);
+  EXPECT_TRUE(std::isinf(rounded[3]) && rounded[3] > 0);
+  EXPECT_TRUE(std::isinf(rounded[4]) && rounded[4] < 0);
+  EXPECT_TRUE(std::isinf(rounded[5]));
+  EXPECT_TRUE(std::isnan(rounded[6]));
+  EXPECT_EQ(rounded[7], 0.0f);  // below float's range
+  // Scaled by 2^-996: big becomes 16 exactly; the rest underflows to zero
+  // or (infinity, NaN) passes through uncounted.
+  EXPECT_EQ(convert(in, out, -996), 0);
+  EXPECT_EQ(out.to_vector()[2], 16.0f);
   EXPECT_TRUE(std::isinf(out.to_vector()[5]));
+  EXPECT_TRUE(std::isnan(out.to_vector()[6]));
+  // A subnormal double scaled up by 2^1060 is 1: no factor of that size
+  // exists in double, the shift of the exponent does.
+  EXPECT_EQ(convert(in, out, 1060), 5);  // 1/3, -2.5, big, +-1e39 overflow now
+  EXPECT_EQ(out.to_vector()[7], 1.0f);
   // float -> double, scaled in double: beyond float's range is fine here.
   const Array<float> small(exec(), {1.5f, -3.0f});
   Array<double> wide(exec(), 2);
-  EXPECT_EQ(convert(small, wide, 1e300), 0);
-  EXPECT_DOUBLE_EQ(wide.to_vector()[0], 1.5e300);
-  EXPECT_DOUBLE_EQ(wide.to_vector()[1], -3e300);
-  Array<float> wrong_size(exec(), 6);
+  EXPECT_EQ(convert(small, wide, 1000), 0);
+  EXPECT_EQ(wide.to_vector()[0], 1.5 * big);
+  EXPECT_EQ(wide.to_vector()[1], -3.0 * big);
+  Array<float> wrong_size(exec(), 7);
   EXPECT_THROW(convert(in, wrong_size), dimension_mismatch);
 }
 

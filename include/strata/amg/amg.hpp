@@ -254,9 +254,15 @@ struct HierarchyParams {
   /// bytes (4-byte values and vectors beside 4-byte column indices), while
   /// the Krylov method around it, its residuals and its stopping test stay
   /// in double, so it still reaches tolerances far below float's 1e-7: a
-  /// preconditioner needs only to be a good approximation. The hierarchy
-  /// holds the float copies besides its double levels (which resetup() and
-  /// level_operator() need). Smoothers: Jacobi, l1-Jacobi and Chebyshev
+  /// preconditioner needs only to be a good approximation (a float
+  /// V-cycle is linear only to float's rounding, which CG tolerates in
+  /// practice: the same iterations on every case of bench/NOTES.md). With
+  /// keep_resetup_data the hierarchy holds the float values besides its
+  /// double levels, sharing their patterns (resetup() refreshes the double
+  /// levels and rounds again); without it the double levels below level 0
+  /// and the double transfers are freed once rounded, and
+  /// level_operator(l > 0) and level_interpolation_operator() then throw
+  /// invalid_argument. Smoothers: Jacobi, l1-Jacobi and Chebyshev
   /// (scalar and block); levels: CSR and BSR on one process. With single,
   /// others throw invalid_argument at setup naming what has no
   /// single-precision form; automatic (the default) then keeps double and
@@ -416,7 +422,10 @@ class Hierarchy final : public LinearOperator<T> {
   void resetup(std::shared_ptr<const CsrMatrix<T>> A);
 
   int num_levels() const noexcept;
-  /// The operator of level l (0 = finest).
+  /// The operator of level l (0 = finest). Throws invalid_argument for
+  /// l > 0 once the double levels were freed (a single-precision cycle
+  /// without resetup data, see HierarchyParams::cycle_precision), as do
+  /// the interpolation accessors below for every level.
   const LevelOperator<T>& level_operator(int l) const;
   /// The same, shared.
   std::shared_ptr<const LevelOperator<T>> shared_level_operator(int l) const;

@@ -55,14 +55,15 @@ void gather(const Array<T>& src, const Array<I>& map, Array<T>& dst);
 template <class T, class I>
 void scatter(const Array<T>& src, const Array<I>& map, Array<T>& dst);
 
-/// out[i] = To(in[i] * scale), the product in double: values from one
-/// floating-point type to another (double <-> float), for the
-/// single-precision copies of an AMG cycle and the vectors that enter and
-/// leave it (scaled so that they fit float's range). Sizes must match.
-/// Returns how many finite entries of `in` gave a value beyond To's range
-/// (infinite in `out`), so that a caller can say so rather than compute
-/// with them.
+/// out[i] = To(in[i] * 2^exponent), scaled exactly (in double) before
+/// rounding: values from one floating-point type to another (double <->
+/// float), for the single-precision copies of an AMG cycle and the vectors
+/// that enter and leave it (scaled by a power of two so that they fit
+/// float's range, however large or small, subnormal included). Sizes must
+/// match. Returns how many finite entries of `in` gave a value beyond To's
+/// range (infinite in `out`), so that a caller can say so rather than
+/// compute with them.
 template <class To, class From>
-size_type convert(const Array<From>& in, Array<To>& out, double scale = 1.0);
+size_type convert(const Array<From>& in, Array<To>& out, int exponent = 0);
 
 }  // namespace strata

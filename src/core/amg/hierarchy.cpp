@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include "core/amg/stage_timer.hpp"
 #include "core/distributed/agglomeration.hpp"
@@ -222,8 +224,9 @@ struct Cycles {
   /// level k, r~ = r - (alpha1/rho1) A c) in the A-norm (CG flavour) or the
   /// residual norm (GMRES flavour), where r = levels[k].b and x = levels[k].x.
   /// The second step is skipped when the first reduces ||r|| by the
-  /// threshold. r is overwritten with r~. The coefficients are computed in
-  /// double whatever S is.
+  /// threshold. r is overwritten with r~. The inner products are summed in
+  /// S (float in single precision), the coefficients formed from them in
+  /// double.
   void krylov_correction(int k) const {
     const Level& c = levels[k];
     const LevelOperator<S>& A = *c.A;
@@ -264,7 +267,10 @@ struct Cycles {
       alpha2 = sum.dot(c.kw, r);
     }
     const double rho2 = beta - gamma * gamma / rho1;
-    if (!(rho2 > 1e-14 * beta) || !std::isfinite(rho2)) {  // d adds nothing new
+    // d adds nothing new when rho2 is lost in S's rounding of beta (1e-14
+    // in double as always, about 5e-6 in float).
+    const double floor = std::max(1e-14, 40.0 * double(std::numeric_limits<S>::epsilon()));
+    if (!(rho2 > floor * beta) || !std::isfinite(rho2)) {
       axpby(S(a1), c.kc, S{0}, c.x);
       return;
     }
@@ -340,11 +346,21 @@ struct Hierarchy<T>::Impl {
 
   /// Where cycle_precision = automatic tries single precision (see
   /// automatic_single_precision_rows).
-  static bool automatic_single(const LevelOperator<T>& A0) {
+  static bool automatic_candidate(const LevelOperator<T>& A0) {
     return A0.executor().is_cuda() && !A0.distributed() &&
            (dynamic_cast<const CsrOperator<T>*>(&A0) != nullptr ||
             dynamic_cast<const BsrOperator<T>*>(&A0) != nullptr) &&
            A0.rows() >= automatic_single_precision_rows;
+  }
+
+  /// Whether the smoother has a single-precision form (Smoother::
+  /// to_single): asked first, so that automatic precision does not round
+  /// the levels of a hierarchy smoothed by Gauss-Seidel or ILU only to
+  /// find out at its smoother.
+  bool smoother_has_single_form() const {
+    return std::holds_alternative<JacobiParams>(params.smoother) ||
+           std::holds_alternative<L1JacobiParams>(params.smoother) ||
+           std::holds_alternative<ChebyshevParams>(params.smoother);
   }
 
   void build_smoother(Level& level) {
@@ -360,8 +376,12 @@ struct Hierarchy<T>::Impl {
   void build_cycle() {
     const CyclePrecision wanted = params.cycle_precision;
     precision_reason.clear();
-    if (wanted == CyclePrecision::single ||
-        (wanted == CyclePrecision::automatic && automatic_single(*levels.front().A))) {
+    const bool candidate =
+        wanted == CyclePrecision::automatic && automatic_candidate(*levels.front().A);
+    if (candidate && !smoother_has_single_form()) {
+      precision_reason =
+          "the smoother " + smoother_name(params.smoother) + " has no single-precision form";
+    } else if (wanted == CyclePrecision::single || candidate) {
       try {
         build_single_cycle();
         cycle_single = true;
@@ -400,21 +420,28 @@ struct Hierarchy<T>::Impl {
   /// cycle needs.
   void build_single_cycle() {
     StageTimer t(exec(), stage_times, "single precision");
-    single.params = &params;
+    // Built aside and taken only when every level converted, so that a
+    // conversion that throws (at a resetup too) leaves the cycle as it was.
+    Cycles<float> next;
+    next.params = &params;
     // The single-precision levels live on one process (to_single refuses
     // distributed kinds), so their sums need no combining.
-    single.reduction = std::make_shared<const Reduction<float>>();
-    single.levels.resize(levels.size());
+    next.reduction = std::make_shared<const Reduction<float>>();
+    next.levels.resize(levels.size());
+    const std::string mode = params.cycle_precision == CyclePrecision::single
+                                 ? "amg::Hierarchy (cycle_precision single), "
+                                 : "";
     // Without resetup data nothing needs the double levels below level 0
     // once their float copies exist: the copies then take patterns of their
     // own, and the double operators, transfers and coarse products are
-    // freed (level 0 is the caller's matrix, which the Krylov method uses).
+    // freed. Level 0 stays: it is the caller's matrix, which the Krylov
+    // method uses (or, on the serial path of smoothed aggregation, the BSR
+    // form level_zero made of it, kept for its pattern).
     const bool drop = !params.keep_resetup_data;
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level& level = levels[l];
-      auto& c = single.levels[l];
-      const std::string where =
-          "amg::Hierarchy (cycle_precision single), level " + std::to_string(l) + ": ";
+      auto& c = next.levels[l];
+      const std::string where = mode + "level " + std::to_string(l) + ": ";
       try {
         c.A = level.A->to_single(!(drop && l > 0));
         c.P = level.transfer ? level.transfer->P->to_single(!drop) : nullptr;
@@ -424,10 +451,23 @@ struct Hierarchy<T>::Impl {
         throw invalid_argument(where + e.what());
       }
     }
-    single.coarse_inverse =
+    next.coarse_inverse =
         coarse_inverse.empty()
             ? Array<float>()
             : strata::detail::single_copy(coarse_inverse, "the coarsest level's inverse");
+    // Every level converted: the new copies replace the old ones, keeping
+    // the old work vectors (a resetup changes values, not sizes).
+    if (single.levels.size() == next.levels.size()) {
+      for (std::size_t l = 0; l < next.levels.size(); ++l) {
+        auto& old = single.levels[l];
+        auto& c = next.levels[l];
+        std::swap(c.b, old.b), std::swap(c.x, old.x), std::swap(c.r, old.r);
+        std::swap(c.kc, old.kc), std::swap(c.kv, old.kv), std::swap(c.kd, old.kd);
+        std::swap(c.kw, old.kw);
+        c.seconds = old.seconds;
+      }
+    }
+    single = std::move(next);
     coarse_inverse = Array<T>();
     for (Level& level : levels) level.smoother.reset();
     if (drop) {
@@ -527,9 +567,13 @@ struct Hierarchy<T>::Impl {
   void report_level(int l, size_type coarse_rows, Clock::time_point setup_start) const {
     if (!params.on_level) return;
     const Level& level = levels[static_cast<std::size_t>(l)];
+    // The coarsest level is reported after the cycle is built, which frees
+    // the double levels below level 0 in single precision without resetup
+    // data: its size then comes from the float copy.
+    const bool freed = level.A == nullptr;
     params.on_level({.level = l,
-                     .rows = level.A->global_rows(),
-                     .nnz = level.A->global_nnz(),
+                     .rows = freed ? single.levels[l].A->global_rows() : level.A->global_rows(),
+                     .nnz = freed ? single.levels[l].A->global_nnz() : level.A->global_nnz(),
                      .coarse_rows = coarse_rows,
                      .seconds = level.setup_seconds,
                      .elapsed_seconds = seconds_since(setup_start)});
@@ -746,19 +790,19 @@ void Hierarchy<T>::apply(const Vector<T>& b, Vector<T>& x) const {
     return;
   }
   // The cycle is linear in b, and the K-cycle homogeneous of degree one:
-  // cycling b / s and scaling the result by s gives the same x, with the
-  // vector that enters the float cycle bounded by 1 in magnitude (no
-  // overflow however large b is, and no loss to underflow for a small one).
+  // cycling 2^e b and scaling the result by 2^-e gives the same x, exactly
+  // (a power of two), with e chosen so that the largest entry that enters
+  // the float cycle lies in [1, 2): no overflow however large b is, and no
+  // loss to underflow however small (subnormal b included). A b of zeros,
+  // or with NaN or infinite entries (whose max-norm says nothing about the
+  // rest), goes in unscaled: zeros give zeros, NaN stays NaN for the
+  // Krylov method to see.
   const auto& top = m.single.levels.front();
   const double s = static_cast<double>(norm_inf(b));
-  if (s == 0) {
-    x.fill(T{0});
-    return;
-  }
-  const double scale = std::isfinite(s) ? s : 1.0;
-  convert(b.values(), top.b.values(), 1.0 / scale);
+  const int e = s > 0 && std::isfinite(s) ? -std::ilogb(s) : 0;
+  convert(b.values(), top.b.values(), e);
   m.single.cycle(0, m.params.cycle, top.b, top.x, true);
-  convert(top.x.values(), x.values(), scale);
+  convert(top.x.values(), x.values(), -e);
 }
 
 template <class T>

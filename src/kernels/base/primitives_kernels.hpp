@@ -36,9 +36,10 @@ void gather(const Exec& exec, const T* src, const I* map, T* dst, size_type n);
 template <class Exec, class T, class I>
 void scatter(const Exec& exec, const T* src, const I* map, T* dst, size_type n);
 
-/// out[i] = To(in[i] * scale) (the product in double), i < n; returns how
-/// many finite in[i] gave an infinite out[i] (beyond To's range).
+/// out[i] = To(in[i] * 2^exponent) (scaled exactly in double), i < n;
+/// returns how many finite in[i] gave an infinite out[i] (beyond To's
+/// range).
 template <class Exec, class From, class To>
-size_type convert(const Exec& exec, const From* in, To* out, size_type n, double scale);
+size_type convert(const Exec& exec, const From* in, To* out, size_type n, int exponent);
 
 }  // namespace strata::kernels::base

@@ -2,6 +2,7 @@
 // file after that backend's parallel header, so the unqualified primitives
 // below resolve (by argument-dependent lookup on Exec) to that backend.
 
+#include <cmath>
 #include <limits>
 
 #include "kernels/base/hd.hpp"
@@ -73,13 +74,15 @@ void scatter(const Exec& exec, const T* src, const I* map, T* dst, size_type n) 
 }
 
 template <class Exec, class From, class To>
-size_type convert(const Exec& exec, const From* in, To* out, size_type n, double scale) {
+size_type convert(const Exec& exec, const From* in, To* out, size_type n, int exponent) {
   // One pass: the conversion and its overflow count (each i is visited once).
+  // ldexp scales exactly, subnormal inputs included (a factor 2^1030 is not
+  // a double, a shift of the exponent by 1030 is).
   return transform_reduce(
       exec, n, size_type{0},
       [=] STRATA_HD(size_type i) -> size_type {
         const From v = in[i];
-        const To w = static_cast<To>(static_cast<double>(v) * scale);
+        const To w = static_cast<To>(ldexp(static_cast<double>(v), exponent));
         out[i] = w;
         // Finite in, infinite out: |v| beyond To's range (NaN fails both tests).
         return (v - v == From{0} && !(w - w == To{0})) ? 1 : 0;
