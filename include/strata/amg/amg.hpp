@@ -249,8 +249,8 @@ struct HierarchyParams {
   /// (single): setup builds the hierarchy in double as always, then rounds
   /// each level's operator, P, R, smoother data and the coarse inverse to
   /// float and frees its double smoothers; apply() scales the residual by
-  /// its largest magnitude, rounds it, cycles in float and returns the
-  /// correction in double. The cycle then moves about two thirds of the
+  /// the power of two that brings its largest entry into [1, 2) (exact),
+  /// rounds it, cycles in float and returns the correction in double. The cycle then moves about two thirds of the
   /// bytes (4-byte values and vectors beside 4-byte column indices), while
   /// the Krylov method around it, its residuals and its stopping test stay
   /// in double, so it still reaches tolerances far below float's 1e-7: a
