@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <variant>
 
 #include "core/amg/stage_timer.hpp"
@@ -116,10 +117,29 @@ struct Cycles {
     return params->cycle == CycleType::K && l < params->kcycle_levels && l + 1 < last();
   }
 
-  /// The work vectors of every level (kept when they exist already: a
-  /// resetup changes values, not sizes). Level 0 of a cycle in another
-  /// precision than the caller's vectors has its own b and x.
-  void build_work_vectors(bool own_level_zero) {
+  /// What one level's cycle runs on (install()'s input).
+  struct Operators {
+    std::shared_ptr<const LevelOperator<S>> A, P, R;
+    std::shared_ptr<const Smoother<S>> smoother;
+  };
+
+  /// The levels' operators and the coarse inverse the cycles run on, after
+  /// setup and after each resetup. The work vectors are kept when they
+  /// exist already (a resetup changes values, not sizes); level 0 of a
+  /// cycle in another precision than the caller's vectors has its own b
+  /// and x.
+  void install(const HierarchyParams& p, std::shared_ptr<const Reduction<S>> sums,
+               std::vector<Operators> ops, Array<S> inverse, bool own_level_zero) {
+    params = &p;
+    reduction = std::move(sums);
+    levels.resize(ops.size());
+    for (std::size_t l = 0; l < ops.size(); ++l) {
+      levels[l].A = std::move(ops[l].A);
+      levels[l].P = std::move(ops[l].P);
+      levels[l].R = std::move(ops[l].R);
+      levels[l].smoother = std::move(ops[l].smoother);
+    }
+    coarse_inverse = std::move(inverse);
     for (int l = 0; l <= last(); ++l) {
       Level& level = levels[l];
       const Executor& e = level.A->executor();
@@ -137,6 +157,10 @@ struct Cycles {
         level.kw = Vector<S>(e, n);
       }
     }
+    const auto& coarsest = *levels.back().A;
+    const bool gathered = !coarse_inverse.empty() && coarsest.distributed();
+    coarse_b = gathered ? Vector<S>(coarsest.executor(), coarsest.global_rows()) : Vector<S>();
+    coarse_x = gathered ? Vector<S>(coarsest.executor(), coarsest.global_rows()) : Vector<S>();
   }
 
   /// x = A_c^-1 b on the coarsest level.
@@ -321,21 +345,18 @@ struct Hierarchy<T>::Impl {
 
   const Executor& exec() const { return levels.front().A->executor(); }
   int last() const { return static_cast<int>(levels.size()) - 1; }
-  /// The cycles compute in float (cycle_precision, resolved by build_cycle).
-  bool cycle_single = false;
   /// Why cycle_precision = automatic kept double although it could have
   /// taken single (what had no single-precision form); empty otherwise.
   std::string precision_reason;
 
-  bool single_precision() const { return cycle_single; }
+  /// The cycles compute in float (cycle_precision, resolved by build_cycle,
+  /// which installs exactly one of the two cycles).
+  bool single_precision() const { return !single.levels.empty(); }
 
-  /// The double levels below level 0 and every double transfer were freed
-  /// (single precision without resetup data): only the float copies remain.
-  bool doubles_freed = false;
-
-  /// Throws for level l's double operators once they were freed.
-  void require_double_level(int l, const char* what) const {
-    if (doubles_freed && (l > 0 || std::string(what) != "operator")) {
+  /// Throws for a double operator of level l that is not held (freed once
+  /// rounded: single precision without resetup data).
+  static void require_held(bool held, int l, const char* what) {
+    if (!held) {
       throw invalid_argument(std::string("amg::Hierarchy: level ") + std::to_string(l) + "'s " +
                              what +
                              " is held in single precision only (cycle_precision single with "
@@ -384,7 +405,6 @@ struct Hierarchy<T>::Impl {
     } else if (wanted == CyclePrecision::single || candidate) {
       try {
         build_single_cycle();
-        cycle_single = true;
         full = Cycles<T>{};
         return;
       } catch (const invalid_argument& e) {
@@ -393,26 +413,17 @@ struct Hierarchy<T>::Impl {
         single = Cycles<float>{};
       }
     }
-    cycle_single = false;
     build_full_cycle();
   }
 
   void build_full_cycle() {
-    {
-      full.params = &params;
-      full.reduction = reduction;
-      full.levels.resize(levels.size());
-      for (std::size_t l = 0; l < levels.size(); ++l) {
-        auto& c = full.levels[l];
-        c.A = levels[l].A;
-        c.P = levels[l].transfer ? levels[l].transfer->P : nullptr;
-        c.R = levels[l].transfer ? levels[l].transfer->R : nullptr;
-        c.smoother = levels[l].smoother;
-      }
-      full.coarse_inverse = std::move(coarse_inverse);
-      full.build_work_vectors(false);
-      build_coarse_vectors(full);
+    std::vector<typename Cycles<T>::Operators> ops(levels.size());
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      const Level& level = levels[l];
+      ops[l] = {level.A, level.transfer ? level.transfer->P : nullptr,
+                level.transfer ? level.transfer->R : nullptr, level.smoother};
     }
+    full.install(params, reduction, std::move(ops), std::move(coarse_inverse), false);
   }
 
   /// The rounded copies; throws invalid_argument naming the level and what
@@ -420,14 +431,9 @@ struct Hierarchy<T>::Impl {
   /// cycle needs.
   void build_single_cycle() {
     StageTimer t(exec(), stage_times, "single precision");
-    // Built aside and taken only when every level converted, so that a
-    // conversion that throws (at a resetup too) leaves the cycle as it was.
-    Cycles<float> next;
-    next.params = &params;
-    // The single-precision levels live on one process (to_single refuses
-    // distributed kinds), so their sums need no combining.
-    next.reduction = std::make_shared<const Reduction<float>>();
-    next.levels.resize(levels.size());
+    // Rounded aside and installed only when every level converted, so that
+    // a conversion that throws (at a resetup too) leaves the cycle as it was.
+    std::vector<Cycles<float>::Operators> ops(levels.size());
     const std::string mode = params.cycle_precision == CyclePrecision::single
                                  ? "amg::Hierarchy (cycle_precision single), "
                                  : "";
@@ -439,8 +445,8 @@ struct Hierarchy<T>::Impl {
     // form level_zero made of it, kept for its pattern).
     const bool drop = !params.keep_resetup_data;
     for (std::size_t l = 0; l < levels.size(); ++l) {
-      Level& level = levels[l];
-      auto& c = next.levels[l];
+      const Level& level = levels[l];
+      auto& c = ops[l];
       const std::string where = mode + "level " + std::to_string(l) + ": ";
       try {
         c.A = level.A->to_single(!(drop && l > 0));
@@ -451,23 +457,14 @@ struct Hierarchy<T>::Impl {
         throw invalid_argument(where + e.what());
       }
     }
-    next.coarse_inverse =
+    Array<float> inverse =
         coarse_inverse.empty()
             ? Array<float>()
             : strata::detail::single_copy(coarse_inverse, "the coarsest level's inverse");
-    // Every level converted: the new copies replace the old ones, keeping
-    // the old work vectors (a resetup changes values, not sizes).
-    if (single.levels.size() == next.levels.size()) {
-      for (std::size_t l = 0; l < next.levels.size(); ++l) {
-        auto& old = single.levels[l];
-        auto& c = next.levels[l];
-        std::swap(c.b, old.b), std::swap(c.x, old.x), std::swap(c.r, old.r);
-        std::swap(c.kc, old.kc), std::swap(c.kv, old.kv), std::swap(c.kd, old.kd);
-        std::swap(c.kw, old.kw);
-        c.seconds = old.seconds;
-      }
-    }
-    single = std::move(next);
+    // The single-precision levels live on one process (to_single refuses
+    // distributed kinds), so their sums need no combining.
+    single.install(params, std::make_shared<const Reduction<float>>(), std::move(ops),
+                   std::move(inverse), true);
     coarse_inverse = Array<T>();
     for (Level& level : levels) level.smoother.reset();
     if (drop) {
@@ -476,21 +473,6 @@ struct Hierarchy<T>::Impl {
         levels[l].transfer.reset();
         levels[l].galerkin.reset();
       }
-      doubles_freed = true;
-    }
-    single.build_work_vectors(true);
-    build_coarse_vectors(single);
-  }
-
-  template <class S>
-  static void build_coarse_vectors(Cycles<S>& c) {
-    const auto& coarsest = *c.levels.back().A;
-    if (!c.coarse_inverse.empty() && coarsest.distributed()) {
-      c.coarse_b = Vector<S>(coarsest.executor(), coarsest.global_rows());
-      c.coarse_x = Vector<S>(coarsest.executor(), coarsest.global_rows());
-    } else {
-      c.coarse_b = Vector<S>();
-      c.coarse_x = Vector<S>();
     }
   }
 
@@ -564,16 +546,24 @@ struct Hierarchy<T>::Impl {
     }
   }
 
+  /// f(level l's operator): the double one, or its float copy once the
+  /// double one was freed (single precision without resetup data).
+  template <class F>
+  decltype(auto) visit_level(int l, F&& f) const {
+    const auto& A = levels[static_cast<std::size_t>(l)].A;
+    return A ? f(*A) : f(*single.levels[static_cast<std::size_t>(l)].A);
+  }
+
   void report_level(int l, size_type coarse_rows, Clock::time_point setup_start) const {
     if (!params.on_level) return;
     const Level& level = levels[static_cast<std::size_t>(l)];
-    // The coarsest level is reported after the cycle is built, which frees
-    // the double levels below level 0 in single precision without resetup
-    // data: its size then comes from the float copy.
-    const bool freed = level.A == nullptr;
+    // The coarsest level is reported after the cycle is built, which may
+    // have freed its double operator.
+    const auto [rows, nnz] =
+        visit_level(l, [](const auto& A) { return std::pair(A.global_rows(), A.global_nnz()); });
     params.on_level({.level = l,
-                     .rows = freed ? single.levels[l].A->global_rows() : level.A->global_rows(),
-                     .nnz = freed ? single.levels[l].A->global_nnz() : level.A->global_nnz(),
+                     .rows = rows,
+                     .nnz = nnz,
                      .coarse_rows = coarse_rows,
                      .seconds = level.setup_seconds,
                      .elapsed_seconds = seconds_since(setup_start)});
@@ -748,7 +738,7 @@ template <class T>
 std::shared_ptr<const LevelOperator<T>> Hierarchy<T>::shared_level_operator(int l) const {
   require(l >= 0 && l < num_levels(), "amg::Hierarchy: level " + std::to_string(l) +
                                           " is not in [0, " + std::to_string(num_levels()) + ")");
-  impl_->require_double_level(l, "operator");
+  impl_->require_held(impl_->levels[l].A != nullptr, l, "operator");
   return impl_->levels[l].A;
 }
 
@@ -766,7 +756,7 @@ template <class T>
 const LevelOperator<T>& Hierarchy<T>::level_interpolation_operator(int l) const {
   require(l >= 0 && l + 1 < num_levels(), "amg::Hierarchy::level_interpolation: level " +
                                               std::to_string(l) + " has no interpolation");
-  impl_->require_double_level(l, "interpolation");
+  impl_->require_held(impl_->levels[l].transfer.has_value(), l, "interpolation");
   return *impl_->levels[l].transfer->P;
 }
 
@@ -891,15 +881,15 @@ HierarchySummary Hierarchy<T>::summary() const {
   s.setup_seconds = impl_->setup_seconds;
   s.resetup_seconds = impl_->resetup_seconds;
   s.coarse_solver = impl_->coarse_solver;
-  s.cycle_precision = impl_->cycle_single ? "single" : "double";
+  s.cycle_precision = impl_->single_precision() ? "single" : "double";
   if (!impl_->precision_reason.empty()) {
     s.cycle_precision += " (auto kept double: " + impl_->precision_reason + ")";
   }
   s.setup_bytes = impl_->setup_bytes;
   s.setup_peak_bytes = impl_->setup_peak_bytes;
   double rows0 = 0, nnz0 = 0, rows_sum = 0, nnz_sum = 0;
-  // A level's shape, from its double operator or (once the double levels
-  // were freed) its float copy.
+  // A level's shape, from its double operator or its float copy
+  // (visit_level).
   const auto shape = []<class S>(const LevelOperator<S>& A, LevelSummary& ls) {
     // Over all processes for a distributed level (counted at its
     // construction, so asking communicates nothing); the shortest and
@@ -919,11 +909,7 @@ HierarchySummary Hierarchy<T>::summary() const {
   };
   for (int l = 0; l < num_levels(); ++l) {
     LevelSummary ls;
-    if (impl_->levels[l].A) {
-      shape(*impl_->levels[l].A, ls);
-    } else {
-      shape(*impl_->single.levels[l].A, ls);
-    }
+    impl_->visit_level(l, [&](const auto& A) { shape(A, ls); });
     if (ls.rows > 0) ls.mean_row_nnz = double(ls.nnz) / double(ls.rows);
     ls.coarsening_ratio =
         l == 0 ? 0.0 : double(s.levels.back().rows) / double(std::max<size_type>(1, ls.rows));
