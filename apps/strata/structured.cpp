@@ -125,6 +125,13 @@ void add_structured_options(CLI::App& cmd, StructuredSolveOptions& o) {
       ->check(CLI::IsMember({"jacobi", "rbgs"}))
       ->capture_default_str()
       ->group(group);
+  cmd.add_option("--pfmg-coarse-operator", o.coarse_operator,
+                 "PFMG coarse operators: galerkin (P^T A P), non-galerkin (ParFlow's, "
+                 "7-point on every level; star stencils only) or auto (non-galerkin for a star "
+                 "stencil with smooth coefficients)")
+      ->check(CLI::IsMember({"auto", "galerkin", "non-galerkin"}))
+      ->capture_default_str()
+      ->group(group);
   cmd.add_option("--pfmg-skip", o.skip, "PFMG: skip relaxation where it does little (hypre's skip)")
       ->capture_default_str()
       ->group(group);
@@ -172,6 +179,10 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
   pp.relaxation = o.relax == "rbgs" ? structured::PfmgRelaxation::red_black_gauss_seidel
                                     : structured::PfmgRelaxation::weighted_jacobi;
   pp.skip_relax = o.skip;
+  pp.coarse_operator =
+      o.coarse_operator == "non-galerkin" ? structured::PfmgCoarseOperator::non_galerkin
+      : o.coarse_operator == "galerkin"   ? structured::PfmgCoarseOperator::galerkin
+                                          : structured::PfmgCoarseOperator::automatic;
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<structured::Pfmg<double>> M;
   if (precond == "pfmg" || solver == "pfmg") M = std::make_unique<structured::Pfmg<double>>(A, pp);
@@ -257,6 +268,7 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
       }
       j["levels"] = levels;
       j["operator_complexity"] = M->operator_complexity();
+      j["coarse_operator"] = to_string(M->coarse_operator());
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {

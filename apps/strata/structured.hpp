@@ -27,6 +27,8 @@ struct StructuredSolveOptions {
   /// --pfmg-relax jacobi | rbgs, --pfmg-skip true | false.
   std::string relax = "jacobi";
   bool skip = true;
+  /// --pfmg-coarse-operator auto | galerkin | non-galerkin.
+  std::string coarse_operator = "auto";
 };
 
 /// The settings flags of the CSR solve that were given, as (flag, text);

@@ -147,7 +147,9 @@ TEST_P(StructuredPfmg, CoarseOperatorsEqualDenseGalerkinProducts) {
 TEST_P(StructuredPfmg, InterpolationCollapsesTheStencil) {
   const auto e = exec();
   auto A = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 8, 8, 8));
-  const structured::Pfmg<double> pfmg(A);
+  PfmgParams params;
+  params.coarse_operator = PfmgCoarseOperator::galerkin;
+  const structured::Pfmg<double> pfmg(A, params);
   const int d = pfmg.level(0).coarsening_direction;
   const auto wl = pfmg.interpolation(0).first->to_vector();
   // An interior cell: collapsed centre 6 - 4 = 2, so both weights are 1/2.
@@ -244,6 +246,114 @@ TEST_P(StructuredPfmg, PcgOnAnisotropicProblemsWithin15Iterations) {
   }
 }
 
+/// The coarse operators of two hierarchies entry by entry (by offset, so
+/// that a 15-point Galerkin stencil is compared with a 7-point one: an
+/// offset one of them lacks must be zero in the other).
+double largest_operator_difference(const Pfmg<double>& a, const Pfmg<double>& b) {
+  double diff = 0;
+  for (int l = 1; l < a.num_levels(); ++l) {
+    const auto Da = dense_of_stencil(a.level_matrix(l)), Db = dense_of_stencil(b.level_matrix(l));
+    for (std::size_t q = 0; q < Da.size(); ++q) diff = std::max(diff, std::abs(Da[q] - Db[q]));
+  }
+  return diff;
+}
+
+TEST_P(StructuredPfmg, NonGalerkinCoarseOperatorsKeepTheStarStencil) {
+  const auto e = exec();
+  PfmgParams params;
+  params.coarse_operator = PfmgCoarseOperator::non_galerkin;
+  auto A = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 9, 8, 8));
+  const structured::Pfmg<double> pfmg(A, params);
+  ASSERT_EQ(pfmg.coarse_operator(), PfmgCoarseOperator::non_galerkin);
+  EXPECT_NE(pfmg.describe().find("non_galerkin"), std::string::npos) << pfmg.describe();
+  for (int l = 1; l < pfmg.num_levels(); ++l) EXPECT_EQ(pfmg.level(l).stencil_size, 7) << l;
+  // Cells x entries summed over the levels: about 2 (the Galerkin 15- and
+  // 27-point stencils make it about 4); the odd 9 cells round up.
+  EXPECT_LT(pfmg.operator_complexity(), 2.2);
+  // An interior cell of the first coarse level, (2, 4, 4) (x was coarsened:
+  // it stands for fine cell (4, 4, 4)): across x, -1 times P's weight 1/2; along the plane, the
+  // slab of three fine planes, -1 - (1 + 1) / 2 = -2; the centre keeps the row sum zero: 6 - 2
+  // (1/2) + 4 (-1 + 2) = 9.
+  ASSERT_EQ(pfmg.level(0).coarsening_direction, 0);
+  const auto& A1 = pfmg.level_matrix(1);
+  const auto c = A1.coefficients().to(Executor::host()).to_vector();
+  const auto n = A1.grid().box();
+  const std::int64_t p = 2 + n.extent(0) * (4 + n.extent(1) * 4);
+  const std::int64_t points = A1.grid().points();
+  for (int s = 0; s < 7; ++s) {
+    const auto& o = A1.stencil().offset(s);
+    const double expected = s == A1.center_entry() ? 9.0 : o[0] != 0 ? -0.5 : -2.0;
+    EXPECT_DOUBLE_EQ(c[s * points + p], expected) << "entry " << s;
+  }
+  // A problem that varies along one direction only (n x 1 x 1 cells): the
+  // non-Galerkin operator is the Galerkin one, boundaries included.
+  auto line = std::make_shared<StructMatrix<double>>(gallery::jumps3d(e, 13, 1, 1, 10.0, 1));
+  PfmgParams galerkin;
+  galerkin.coarse_operator = PfmgCoarseOperator::galerkin;
+  const structured::Pfmg<double> g(line, galerkin), ng(line, params);
+  ASSERT_EQ(g.num_levels(), ng.num_levels());
+  EXPECT_LE(largest_operator_difference(g, ng), 1e-13);
+}
+
+TEST_P(StructuredPfmg, AutomaticCoarseOperatorsFollowTheCoefficients) {
+  const auto e = exec();
+  auto smooth = std::make_shared<StructMatrix<double>>(
+      gallery::anisotropic3d(e, 16, 16, 16, {1.0, 1.0, 1e-3}));
+  auto jumps = std::make_shared<StructMatrix<double>>(gallery::jumps3d(e, 16, 16, 16, 1e3, 2));
+  EXPECT_EQ(structured::Pfmg<double>(smooth).coarse_operator(), PfmgCoarseOperator::non_galerkin);
+  EXPECT_EQ(structured::Pfmg<double>(jumps).coarse_operator(), PfmgCoarseOperator::galerkin);
+  // A 27-point stencil is not a star: Galerkin when automatic, an error
+  // that names the offset when non_galerkin is asked for.
+  const StructGrid grid = StructGrid::from_extents(3, {6, 6, 6});
+  std::vector<Index> box27;
+  for (int k = -1; k <= 1; ++k)
+    for (int j = -1; j <= 1; ++j)
+      for (int i = -1; i <= 1; ++i) box27.push_back({i, j, k});
+  auto wide = std::make_shared<StructMatrix<double>>(e, grid, Stencil(3, box27));
+  for (int s = 0; s < 27; ++s) wide->fill_entry(s, s == wide->center_entry() ? 26.0 : -1.0);
+  EXPECT_EQ(structured::Pfmg<double>(wide).coarse_operator(), PfmgCoarseOperator::galerkin);
+  PfmgParams params;
+  params.coarse_operator = PfmgCoarseOperator::non_galerkin;
+  try {
+    const structured::Pfmg<double> bad(wide, params);
+    ADD_FAILURE() << "a 27-point stencil was taken for non-Galerkin coarse operators";
+  } catch (const invalid_argument& ex) {
+    EXPECT_NE(std::string(ex.what()).find("star stencil"), std::string::npos) << ex.what();
+  }
+}
+
+TEST_P(StructuredPfmg, NonGalerkinPcgIterationsMatchGalerkin) {
+  const auto e = exec();
+  PfmgParams galerkin, non_galerkin;
+  galerkin.coarse_operator = PfmgCoarseOperator::galerkin;
+  non_galerkin.coarse_operator = PfmgCoarseOperator::non_galerkin;
+  for (const auto& c : {std::array<double, 3>{1.0, 1.0, 1.0}, std::array<double, 3>{1.0, 1.0, 1e-3},
+                        std::array<double, 3>{1.0, 1e-3, 1e-3}}) {
+    auto A = std::make_shared<StructMatrix<double>>(gallery::anisotropic3d(e, 32, 32, 32, c));
+    double residual = 1;
+    const int g = pcg_iterations(A, galerkin);
+    const int ng = pcg_iterations(A, non_galerkin, &residual);
+    std::printf("PFMG-PCG (%g, %g, %g) 32^3: Galerkin %d, non-Galerkin %d iterations\n", c[0], c[1],
+                c[2], g, ng);
+    EXPECT_LE(residual, 1e-8);
+    EXPECT_LE(ng, g + 1) << c[0] << ", " << c[1] << ", " << c[2];
+    EXPECT_LE(ng, 15);
+  }
+  // Periodic in every direction (singular; the constants stay in every
+  // coarse operator's null space through the preserved row sums).
+  auto P = std::make_shared<StructMatrix<double>>(
+      gallery::anisotropic3d(e, 32, 32, 32, {1.0, 1.0, 1.0}, {true, true, true}));
+  const structured::Pfmg<double> M(P, non_galerkin);
+  const StructOperator<double> op(P);
+  const auto b = zero_mean(e, op.rows(), 5);
+  Vector<double> x(e, op.rows(), 0.0);
+  Cg cg;
+  cg.params.relative_tolerance = 1e-8;
+  const auto info = solve(KrylovMethod{cg}, op, b, x, &M);
+  EXPECT_TRUE(info.converged()) << info.message;
+  EXPECT_LE(info.iterations, 14);
+}
+
 TEST_P(StructuredPfmg, SkipRelaxesWhereTheCoarsenedDirectionWasNeverSmoothed) {
   const auto e = exec();
   // (1, 0.001, 0.001): x alone is strong (dxyz 1 against 31.6) until it has
@@ -259,16 +369,22 @@ TEST_P(StructuredPfmg, SkipRelaxesWhereTheCoarsenedDirectionWasNeverSmoothed) {
   ASSERT_EQ(pfmg.level(6).coarsening_direction, 2);
   EXPECT_FALSE(pfmg.level(6).relaxed);
   // Iterations independent of the grid (hypre's skip rule: 10 at 64^3,
-  // 14 at 128^3, 16 at 256^3; this rule 9, 10, 11).
-  const int small = pcg_iterations(
-      std::make_shared<StructMatrix<double>>(
-          gallery::anisotropic3d(e, 32, 32, 32, {1.0, 1e-3, 1e-3})),
-      {});
-  const int large = pcg_iterations(A, {});
-  std::printf("PFMG-PCG anisotropic (1, 0.001, 0.001): 32^3 %d, 64^3 %d iterations\n", small,
-              large);
-  EXPECT_LE(large, 10);  // measured 9
-  EXPECT_LE(std::abs(large - small), 0.2 * small + 1e-12);
+  // 14 at 128^3, 16 at 256^3; this rule, Galerkin: 9, 10, 11). The
+  // non-Galerkin operators (what automatic takes here) need one more at
+  // 64^3 and above: 8, 10, 11 at 32^3, 64^3, 128^3.
+  auto small_A = std::make_shared<StructMatrix<double>>(
+      gallery::anisotropic3d(e, 32, 32, 32, {1.0, 1e-3, 1e-3}));
+  for (const auto op : {PfmgCoarseOperator::galerkin, PfmgCoarseOperator::non_galerkin}) {
+    PfmgParams params;
+    params.coarse_operator = op;
+    const int small = pcg_iterations(small_A, params);
+    const int large = pcg_iterations(A, params);
+    std::printf("PFMG-PCG anisotropic (1, 0.001, 0.001), %s: 32^3 %d, 64^3 %d iterations\n",
+                to_string(op), small, large);
+    const bool galerkin = op == PfmgCoarseOperator::galerkin;
+    EXPECT_LE(large, galerkin ? 9 : 10) << to_string(op);  // measured 9 and 10
+    EXPECT_LE(std::abs(large - small), galerkin ? 1 : 2) << to_string(op);
+  }
 }
 
 TEST_P(StructuredPfmg, RedBlackAndNoSkipVariantsConverge) {
@@ -460,7 +576,10 @@ TEST_P(StructuredPfmg, PeriodicCoarseOperatorsEqualDenseGalerkinProducts) {
     }
     A->coefficients() = Array<double>(e, c);
   }
-  const structured::Pfmg<double> pfmg(A);
+  PfmgParams params;  // these coefficients vary little: automatic would not take Galerkin
+  params.coarse_operator = PfmgCoarseOperator::galerkin;
+  const structured::Pfmg<double> pfmg(A, params);
+  ASSERT_EQ(pfmg.coarse_operator(), PfmgCoarseOperator::galerkin);
   const int L = pfmg.num_levels();
   const auto& last = pfmg.level(L - 1);
   EXPECT_EQ(last.extent, (std::array<std::int64_t, 3>{1, 3, 1}));

@@ -19,7 +19,9 @@
 ///     cells take their coarse cell's value. Restriction is P^T.
 ///  4. The coarse operator by the Galerkin product P^T A P computed directly
 ///     on the stencils (a 7-point stencil becomes 15-point, a 27-point stays
-///     27-point), never through CSR.
+///     27-point), never through CSR; or, for star stencils, ParFlow's
+///     non-Galerkin operator (PfmgCoarseOperator::non_galerkin), which
+///     keeps the fine stencil's offsets on every level.
 /// Relaxation: weighted Jacobi with hypre's per-level weight
 /// 2 / (3 - alpha), alpha the share of 1/dxyz^2 outside the coarsening
 /// direction (2/3 when the coefficients vary a lot), or red-black
@@ -97,6 +99,29 @@ enum class PfmgRelaxation {
 /// "weighted_jacobi", "red_black_gauss_seidel".
 const char* to_string(PfmgRelaxation relaxation) noexcept;
 
+/// How PFMG forms its coarse operators.
+enum class PfmgCoarseOperator {
+  /// P^T A P on the stencils (hypre's rap_type 0): a 7-point stencil grows
+  /// to 15 and then 27 points on the coarse levels.
+  galerkin,
+  /// Ashby and Falgout's ParFlow operator (hypre's rap_type 1), for star
+  /// stencils (5-point, 7-point): every level keeps the fine offsets, with
+  /// the Galerkin coupling across the coarsened direction, the couplings of
+  /// the slab a coarse cell stands for along it, and the Galerkin row sums
+  /// (kernels::structured::non_galerkin_product). About half the bytes of
+  /// a V-cycle.
+  non_galerkin,
+  /// non_galerkin for a star stencil whose couplings do not vary much over
+  /// the grid (hypre's test for its Jacobi weight: the variance of a
+  /// direction's coupling per cell at most a tenth of its squared mean),
+  /// galerkin otherwise: jumping coefficients need the Galerkin operator
+  /// (jumps3d: 22 PCG iterations against 39 with non_galerkin).
+  automatic,
+};
+
+/// "galerkin", "non_galerkin", "automatic".
+const char* to_string(PfmgCoarseOperator coarse_operator) noexcept;
+
 struct PfmgParams {
   PfmgRelaxation relaxation = PfmgRelaxation::weighted_jacobi;
   /// Sweeps before and after the coarse-grid correction (>= 0, not both 0).
@@ -108,6 +133,10 @@ struct PfmgParams {
   int max_levels = 0;
   /// Jacobi weight for every level; 0: hypre's per-level weight.
   double jacobi_weight = 0.0;
+  /// Galerkin or ParFlow's non-Galerkin coarse operators, or the choice
+  /// between them by the stencil and the coefficients; non_galerkin needs a
+  /// star stencil (offsets on the axes only).
+  PfmgCoarseOperator coarse_operator = PfmgCoarseOperator::automatic;
 };
 
 /// What the setup built on one level.
@@ -162,6 +191,9 @@ class Pfmg final : public LinearOperator<T> {
   /// Sum over levels of cells x stencil entries, divided by that of level 0.
   double operator_complexity() const;
   const PfmgParams& params() const noexcept;
+  /// The coarse operators built: galerkin or non_galerkin (automatic
+  /// resolved).
+  PfmgCoarseOperator coarse_operator() const noexcept;
 
  private:
   /// The V-cycle on the finest level's own vectors; `x_starts_at_zero`

@@ -26,9 +26,24 @@ const char* to_string(PfmgRelaxation relaxation) noexcept {
   return "unknown";
 }
 
+const char* to_string(PfmgCoarseOperator coarse_operator) noexcept {
+  switch (coarse_operator) {
+    case PfmgCoarseOperator::galerkin:
+      return "galerkin";
+    case PfmgCoarseOperator::non_galerkin:
+      return "non_galerkin";
+    case PfmgCoarseOperator::automatic:
+      return "automatic";
+  }
+  return "unknown";
+}
+
 template <class T>
 struct Pfmg<T>::Data {
   PfmgParams params;
+  /// galerkin or non_galerkin: params.coarse_operator with automatic
+  /// resolved.
+  PfmgCoarseOperator coarse_operator = PfmgCoarseOperator::galerkin;
   std::shared_ptr<const StructMatrix<T>> A0;
   std::vector<PfmgLevel> info;
   /// Matrices of levels 1..L-1 (level 0 is A0).
@@ -147,6 +162,16 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
   require(params.jacobi_weight >= 0 && params.jacobi_weight < 2 && std::isfinite(params.jacobi_weight),
           "Pfmg: jacobi_weight must be in [0, 2) (0: hypre's per-level weight), got " +
               std::to_string(params.jacobi_weight));
+  bool star = true;
+  for (const Index& o : A->stencil().offsets()) {
+    const int axes = (o[0] != 0) + (o[1] != 0) + (o[2] != 0);
+    star = star && axes <= 1;
+    require(axes <= 1 || params.coarse_operator != PfmgCoarseOperator::non_galerkin,
+            "Pfmg: coarse_operator non_galerkin takes a star stencil (offsets on the axes "
+            "only), but the stencil has the offset (" +
+                std::to_string(o[0]) + ", " + std::to_string(o[1]) + ", " + std::to_string(o[2]) +
+                "); use galerkin or automatic");
+  }
   const StructGrid grid = A->grid();  // a copy: A0 below may replace A
   require(A->center_entry() >= 0, "Pfmg: the stencil has no centre entry (0, 0, 0)");
   require(A->stencil().reach() <= 1, "Pfmg: the stencil reaches " +
@@ -197,6 +222,12 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
       // No coupling: as if infinitely far apart (never the strongest).
       dxyz[d] = mean > 0 ? 1.0 / std::sqrt(mean) : std::numeric_limits<double>::max() / 4;
     }
+  }
+
+  D.coarse_operator = params.coarse_operator;
+  if (D.coarse_operator == PfmgCoarseOperator::automatic) {
+    D.coarse_operator =
+        star && !varying ? PfmgCoarseOperator::non_galerkin : PfmgCoarseOperator::galerkin;
   }
 
   // 2. Levels: direction, relaxation flag and weight (hypre's loop).
@@ -339,13 +370,20 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     const auto& next = D.info[static_cast<std::size_t>(l + 1)];
     // The coarse grid keeps the periodicity (with half the period in cdir).
     StructGrid cgrid = StructGrid::from_extents(ndim, next.extent, grid.periodic());
-    Stencil cstencil = galerkin_stencil(Al.stencil(), cdir);
+    const bool galerkin = D.coarse_operator == PfmgCoarseOperator::galerkin;
+    Stencil cstencil = galerkin ? galerkin_stencil(Al.stencil(), cdir) : Al.stencil();
     StructMatrix<T> Ac(exec, std::move(cgrid), cstencil);
     const auto cgeo = detail::geometry(Ac.grid(), 0);
     exec.visit([&](const auto& e) {
-      ks::galerkin_product(e, geo, cgeo, cdir, detail::shape(Al.stencil()), grid.periodic(),
-                           Al.coefficients().data(), wl.data(), wr.data(), offset_table(cstencil),
-                           cstencil.size(), Ac.coefficients().data());
+      if (galerkin) {
+        ks::galerkin_product(e, geo, cgeo, cdir, detail::shape(Al.stencil()), grid.periodic(),
+                             Al.coefficients().data(), wl.data(), wr.data(), offset_table(cstencil),
+                             cstencil.size(), Ac.coefficients().data());
+      } else {
+        ks::non_galerkin_product(e, geo, cgeo, cdir, detail::shape(Al.stencil()), center,
+                                 grid.periodic(), Al.coefficients().data(), wl.data(), wr.data(),
+                                 Ac.coefficients().data());
+      }
     });
     D.wl.push_back(std::move(wl));
     D.wr.push_back(std::move(wr));
@@ -384,6 +422,11 @@ const PfmgParams& Pfmg<T>::params() const noexcept {
 }
 
 template <class T>
+PfmgCoarseOperator Pfmg<T>::coarse_operator() const noexcept {
+  return data_->coarse_operator;
+}
+
+template <class T>
 const PfmgLevel& Pfmg<T>::level(int l) const {
   require(l >= 0 && l < num_levels(), "Pfmg::level: l = " + std::to_string(l) + " is not in [0, " +
                                           std::to_string(num_levels()) + ")");
@@ -417,8 +460,10 @@ double Pfmg<T>::operator_complexity() const {
 
 template <class T>
 std::string Pfmg<T>::describe() const {
-  return "PFMG(" + std::to_string(num_levels()) + " levels, " + to_string(data_->params.relaxation) +
-         ", skip=" + (data_->params.skip_relax ? "on" : "off") + ")";
+  return "PFMG(" + std::to_string(num_levels()) + " levels, " +
+         to_string(data_->params.relaxation) +
+         ", skip=" + (data_->params.skip_relax ? "on" : "off") + ", " +
+         to_string(data_->coarse_operator) + " coarse operators)";
 }
 
 namespace {

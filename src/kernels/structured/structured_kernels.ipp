@@ -419,6 +419,63 @@ void galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
 }
 
 template <class Exec, class T>
+void non_galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
+                          const Shape& shape, int center, std::array<bool, 3> periodic,
+                          const T* fine_coef, const T* wl, const T* wr, T* coarse_coef) {
+  const Shape s = shape;
+  const size_type fine_points = fine.points(), coarse_points = coarse.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  const bool pd = periodic[d];
+  box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
+    // The fine cell f = 2I of the coarse cell and its two fine neighbours
+    // in d (wrapped in a periodic d; below: outside the fine grid).
+    size_type f[3] = {I, J, K};
+    f[d] *= 2;
+    const size_type pf = fine.cidx(f[0], f[1], f[2]);
+    size_type below = -1, above = -1;
+    for (int side = -1; side <= 1; side += 2) {
+      size_type n[3] = {f[0], f[1], f[2]};
+      n[d] += side;
+      if (pd) n[d] = detail::wrap(n[d], fine.n[d]);
+      if (n[d] < 0 || n[d] >= fine.n[d]) continue;
+      (side < 0 ? below : above) = fine.cidx(n[0], n[1], n[2]);
+    }
+    const size_type pc = coarse.cidx(I, J, K);
+    T diagonal = fine_coef[center * fine_points + pf];
+    for (int e = 0; e < s.size; ++e) {
+      if (e == center) continue;
+      // An entry reaching outside a non-periodic boundary is not part of
+      // the operator (the products skip it): it stays zero.
+      size_type a = f[0] + s.o[e][0], b = f[1] + s.o[e][1], q = f[2] + s.o[e][2];
+      T value{0};
+      if (detail::locate(fine, p0, p1, p2, a, b, q)) {
+        const T v = fine_coef[e * fine_points + pf];
+        if (s.o[e][d] != 0) {
+          // Across the coarsening direction: the Galerkin coupling of the
+          // 1D problem, through the fine cell in between (P's weight of it
+          // towards the far coarse cell; the rest of it stays at I).
+          const size_type m = s.o[e][d] < 0 ? below : above;
+          const T far = m < 0 ? T{0} : (s.o[e][d] < 0 ? wl[m] : wr[m]);
+          const T near = m < 0 ? T{0} : (s.o[e][d] < 0 ? wr[m] : wl[m]);
+          value = v * far;
+          diagonal += v * near;
+        } else if (v != T{0}) {
+          // Along the coarse plane: the coupling of the slab of fine cells
+          // 2I - 1/2 .. 2I + 1/2 the coarse cell stands for (half of each
+          // neighbouring plane), kept zero where the fine one is zero.
+          value = v;
+          if (below >= 0) value += T(0.5) * fine_coef[e * fine_points + below];
+          if (above >= 0) value += T(0.5) * fine_coef[e * fine_points + above];
+          diagonal += v - value;
+        }
+      }
+      coarse_coef[e * coarse_points + pc] = value;
+    }
+    coarse_coef[center * coarse_points + pc] = diagonal;
+  });
+}
+
+template <class Exec, class T>
 std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
                                     const T* coef, int d, std::array<bool, 3> periodic) {
   const Shape s = shape;
