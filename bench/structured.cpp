@@ -126,6 +126,7 @@ struct SolveResult {
   int iterations = 0, levels = 0;
   double complexity = 0, relative_residual = 0;
   bool converged = false;
+  std::string precision;
 };
 
 SolveResult pfmg_pcg(const std::string& name, structured::StructMatrix<double> A, int repeat,
@@ -158,6 +159,7 @@ SolveResult pfmg_pcg(const std::string& name, structured::StructMatrix<double> A
     r.relative_residual = info.true_relative_residual;
     r.levels = M.num_levels();
     r.complexity = M.operator_complexity();
+    r.precision = amg::to_string(M.cycle_precision());
   }
   return r;
 }
@@ -181,16 +183,27 @@ int main(int argc, char** argv) try {
   std::printf("  stencil/CSR: %.2fx the bytes per second, %.2fx faster\n", p.struct_gbs / p.csr_gbs,
               p.csr_s / p.struct_s);
 
-  // Each problem with both coarse operators: hypre's default (Galerkin,
+  // Each problem with both coarse operators, hypre's default (Galerkin,
   // 15- and 27-point coarse stencils) and ParFlow's non-Galerkin one
-  // (7-point on every level, hypre's -rap 1).
+  // (7-point on every level, hypre's -rap 1), with the cycle in the
+  // default precision (single on a device at these sizes) and in double.
+  struct Config {
+    const char* tag;
+    structured::PfmgCoarseOperator op;
+    amg::CyclePrecision precision;
+  };
+  const Config configs[] = {
+      {"G", structured::PfmgCoarseOperator::galerkin, amg::CyclePrecision::full},
+      {"nonG", structured::PfmgCoarseOperator::non_galerkin, amg::CyclePrecision::full},
+      {"G auto", structured::PfmgCoarseOperator::galerkin, amg::CyclePrecision::automatic},
+      {"nonG auto", structured::PfmgCoarseOperator::non_galerkin, amg::CyclePrecision::automatic},
+  };
   std::vector<SolveResult> runs;
-  const auto coarse_operators = {structured::PfmgCoarseOperator::galerkin,
-                                 structured::PfmgCoarseOperator::non_galerkin};
-  for (const auto op : coarse_operators) {
+  for (const auto& c : configs) {
     structured::PfmgParams params;
-    params.coarse_operator = op;
-    const std::string tag = op == structured::PfmgCoarseOperator::galerkin ? " G" : " nonG";
+    params.coarse_operator = c.op;
+    params.cycle_precision = c.precision;
+    const std::string tag = std::string(" ") + c.tag;
     runs.push_back(pfmg_pcg("poisson7-" + std::to_string(o.n) + tag,
                             structured::gallery::poisson3d(e, o.n, o.n, o.n), o.repeat, params));
     runs.push_back(pfmg_pcg("aniso-1-1-0.001" + tag,
@@ -206,15 +219,15 @@ int main(int argc, char** argv) try {
   std::printf(
       "\nPFMG-PCG (rtol 1e-8, best of %d; G: Galerkin, nonG: non-Galerkin coarse operators)\n",
       o.repeat);
-  std::printf("  %-26s %9s %9s %9s %6s %7s %10s %8s\n", "problem", "setup s", "solve s", "total s",
-              "iters", "levels", "op.compl.", "/hypre");
+  std::printf("  %-26s %9s %9s %9s %6s %7s %10s %8s %s\n", "problem", "setup s", "solve s",
+              "total s", "iters", "levels", "op.compl.", "/hypre", "cycle");
   for (const auto& r : runs) {
     const double total = r.setup_s + r.solve_s;
     const bool poisson = r.name.rfind("poisson7", 0) == 0;
     char ratio[32] = "";
     if (h != nullptr && poisson) std::snprintf(ratio, sizeof ratio, "%8.2f", total / h->total());
-    std::printf("  %-26s %9.4f %9.4f %9.4f %6d %7d %10.3f %8s%s\n", r.name.c_str(), r.setup_s,
-                r.solve_s, total, r.iterations, r.levels, r.complexity, ratio,
+    std::printf("  %-26s %9.4f %9.4f %9.4f %6d %7d %10.3f %8s %s%s\n", r.name.c_str(), r.setup_s,
+                r.solve_s, total, r.iterations, r.levels, r.complexity, ratio, r.precision.c_str(),
                 r.converged ? "" : "  NOT CONVERGED");
   }
   for (const auto* name : {"", "-rap1"}) {

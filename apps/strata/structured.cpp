@@ -139,7 +139,7 @@ void add_structured_options(CLI::App& cmd, StructuredSolveOptions& o) {
 
 int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& settings,
                          const Common& c) {
-  std::string precond = "pfmg", solver = "cg";
+  std::string precond = "pfmg", solver = "cg", precision = "auto";
   KrylovParams params;
   params.relative_tolerance = 1e-8;
   params.max_iterations = 1000;
@@ -155,9 +155,15 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
     } else if (flag == "--maxit" || flag == "--solver.max_iterations") {
       params.max_iterations = std::atoi(text.c_str());
       require_usage(params.max_iterations >= 1, flag + " " + text + ": expected an integer >= 1");
+    } else if (flag == "--cycle-precision" || flag == "--preconditioner.amg.cycle_precision") {
+      precision = text;
+      require_usage(precision == "auto" || precision == "double" || precision == "single",
+                    flag + " " + text + ": expected auto, double or single");
     } else {
-      throw usage_error(flag + " is a setting of the CSR solve; --interface struct takes "
-                             "--precond pfmg|none, --solver cg|pfmg, --tol and --maxit");
+      throw usage_error(flag +
+                        " is a setting of the CSR solve; --interface struct takes "
+                        "--precond pfmg|none, --solver cg|pfmg, --tol, --maxit and "
+                        "--cycle-precision");
     }
   }
   require_usage(precond == "pfmg" || precond == "none",
@@ -183,6 +189,9 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
       o.coarse_operator == "non-galerkin" ? structured::PfmgCoarseOperator::non_galerkin
       : o.coarse_operator == "galerkin"   ? structured::PfmgCoarseOperator::galerkin
                                           : structured::PfmgCoarseOperator::automatic;
+  pp.cycle_precision = precision == "single"   ? amg::CyclePrecision::single
+                       : precision == "double" ? amg::CyclePrecision::full
+                                               : amg::CyclePrecision::automatic;
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<structured::Pfmg<double>> M;
   if (precond == "pfmg" || solver == "pfmg") M = std::make_unique<structured::Pfmg<double>>(A, pp);
@@ -269,6 +278,7 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
       j["levels"] = levels;
       j["operator_complexity"] = M->operator_complexity();
       j["coarse_operator"] = to_string(M->coarse_operator());
+      j["cycle_precision"] = amg::to_string(M->cycle_precision());
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {

@@ -354,6 +354,107 @@ TEST_P(StructuredPfmg, NonGalerkinPcgIterationsMatchGalerkin) {
   EXPECT_LE(info.iterations, 14);
 }
 
+TEST_P(StructuredPfmg, ApplyFromZeroEqualsTheCycleFromStoredZeros) {
+  const auto e = exec();
+  // apply() never stores the zero x it starts from (and skips zeroing the
+  // coarse x's it writes before reading); cycle() from an x of stored zeros
+  // computes the same numbers the long way. Every sweep count, both
+  // smoothers, skipped levels, and a periodic grid whose singular one-cell
+  // coarsest level is not relaxed.
+  struct Case {
+    const char* name;
+    std::shared_ptr<const StructMatrix<double>> A;
+  };
+  const std::vector<Case> cases = {
+      {"poisson 12x10x9",
+       std::make_shared<const StructMatrix<double>>(gallery::poisson3d(e, 12, 10, 9))},
+      {"periodic 8x8x8", std::make_shared<const StructMatrix<double>>(gallery::anisotropic3d(
+                             e, 8, 8, 8, {1.0, 1.0, 1.0}, {true, true, true}))},
+  };
+  for (const auto& c : cases) {
+    for (auto relaxation :
+         {PfmgRelaxation::weighted_jacobi, PfmgRelaxation::red_black_gauss_seidel}) {
+      for (const auto& [pre, post] :
+           {std::pair{1, 1}, std::pair{0, 1}, std::pair{1, 0}, std::pair{2, 2}, std::pair{0, 2}}) {
+        PfmgParams params;
+        params.relaxation = relaxation;
+        params.pre_sweeps = pre;
+        params.post_sweeps = post;
+        const structured::Pfmg<double> M(c.A, params);
+        const size_type n = M.rows();
+        const auto values = test::random_values(n, 9);
+        const Vector<double> b(Array<double>(e, values));
+        Vector<double> x(e, n, 7.0);  // apply() must not read it
+        M.apply(b, x);
+        const Box& box = c.A->grid().box();
+        StructVector<double> bs(e, c.A->grid()), xs(e, c.A->grid());
+        bs.set_box_values(box, Array<double>(e, values));
+        M.cycle(bs, xs);
+        Array<double> cycled(e, n);
+        xs.get_box_values(box, cycled);
+        EXPECT_EQ(x.to_vector(), cycled.to_vector())
+            << c.name << ", " << to_string(relaxation) << ", V(" << pre << "," << post << ")";
+      }
+    }
+  }
+}
+
+TEST_P(StructuredPfmg, SinglePrecisionCycleSolvesInTheSameIterations) {
+  const auto e = exec();
+  PfmgParams full, single;
+  full.cycle_precision = amg::CyclePrecision::full;
+  single.cycle_precision = amg::CyclePrecision::single;
+  // automatic keeps double below 2^20 cells, and on the host always.
+  auto small = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 8, 8, 8));
+  EXPECT_EQ(structured::Pfmg<double>(small).cycle_precision(), amg::CyclePrecision::full);
+  for (const auto& c : {std::array<double, 3>{1.0, 1.0, 1.0}, std::array<double, 3>{1.0, 1.0, 1e-3},
+                        std::array<double, 3>{1.0, 1e-3, 1e-3}}) {
+    auto A = std::make_shared<StructMatrix<double>>(gallery::anisotropic3d(e, 32, 32, 32, c));
+    const structured::Pfmg<double> M(A, single);
+    ASSERT_EQ(M.cycle_precision(), amg::CyclePrecision::single);
+    EXPECT_NE(M.describe().find("single-precision cycle"), std::string::npos) << M.describe();
+    double residual = 1;
+    const int d = pcg_iterations(A, full);
+    const int f = pcg_iterations(A, single, &residual);
+    std::printf("PFMG-PCG (%g, %g, %g) 32^3: double cycle %d, float cycle %d iterations\n", c[0],
+                c[1], c[2], d, f);
+    EXPECT_LE(residual, 1e-8);  // the true residual, in double
+    EXPECT_LE(std::abs(f - d), 1) << c[0] << ", " << c[1] << ", " << c[2];
+  }
+  // b scaled far beyond float's range, either way: the cycle scales it by
+  // a power of two, so x scales with it and PCG takes the same path.
+  auto A = std::make_shared<const StructMatrix<double>>(gallery::poisson3d(e, 16, 16, 16));
+  const structured::Pfmg<double> M(A, single);
+  const StructOperator<double> op(A);
+  const auto values = test::random_values(op.rows(), 3);
+  Vector<double> x1(e, op.rows());
+  M.apply(Vector<double>(Array<double>(e, values)), x1);
+  const auto reference = x1.to_vector();
+  for (const double scale : {1e-300, 1e300}) {
+    std::vector<double> scaled = values;
+    for (double& v : scaled) v *= scale;
+    Vector<double> x(e, op.rows());
+    M.apply(Vector<double>(Array<double>(e, scaled)), x);
+    const auto got = x.to_vector();
+    double err = 0, ref = 0;
+    for (std::size_t p = 0; p < got.size(); ++p) {
+      err = std::max(err, std::abs(got[p] / scale - reference[p]));
+      ref = std::max(ref, std::abs(reference[p]));
+    }
+    EXPECT_LE(err, 1e-6 * ref) << "b scaled by " << scale;
+  }
+  // A coefficient beyond float's range: single precision is refused by name.
+  auto huge = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 8, 8, 8));
+  huge->fill_entry(huge->center_entry(), 1e39);
+  try {
+    const structured::Pfmg<double> bad(huge, single);
+    ADD_FAILURE() << "a coefficient of 1e39 was rounded to float";
+  } catch (const invalid_argument& ex) {
+    EXPECT_NE(std::string(ex.what()).find("beyond float's range"), std::string::npos) << ex.what();
+  }
+  EXPECT_EQ(structured::Pfmg<double>(huge, full).cycle_precision(), amg::CyclePrecision::full);
+}
+
 TEST_P(StructuredPfmg, SkipRelaxesWhereTheCoarsenedDirectionWasNeverSmoothed) {
   const auto e = exec();
   // (1, 0.001, 0.001): x alone is strong (dxyz 1 against 31.6) until it has

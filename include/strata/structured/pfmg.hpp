@@ -81,6 +81,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/amg/amg.hpp"
 #include "strata/solver/krylov.hpp"
 #include "strata/structured/matrix.hpp"
 
@@ -137,6 +138,14 @@ struct PfmgParams {
   /// between them by the stencil and the coefficients; non_galerkin needs a
   /// star stencil (offsets on the axes only).
   PfmgCoarseOperator coarse_operator = PfmgCoarseOperator::automatic;
+  /// The precision apply() cycles in (PCG and the stand-alone solve stay in
+  /// double). single: every level's operator and weights rounded to float
+  /// once after setup, the V-cycle computed in float on b scaled by a
+  /// power of two (mixed precision, as for AMG). automatic: single on a
+  /// CUDA device from amg::automatic_single_precision_rows cells on (where
+  /// the cycle is memory-bound), double elsewhere. cycle() always runs in
+  /// double.
+  amg::CyclePrecision cycle_precision = amg::CyclePrecision::automatic;
 };
 
 /// What the setup built on one level.
@@ -194,11 +203,10 @@ class Pfmg final : public LinearOperator<T> {
   /// The coarse operators built: galerkin or non_galerkin (automatic
   /// resolved).
   PfmgCoarseOperator coarse_operator() const noexcept;
+  /// The precision apply() cycles in: full or single (automatic resolved).
+  amg::CyclePrecision cycle_precision() const noexcept;
 
  private:
-  /// The V-cycle on the finest level's own vectors; `x_starts_at_zero`
-  /// lets it skip products with a zero x (a preconditioner's application).
-  void cycle_from(bool x_starts_at_zero) const;
   struct Data;
   std::unique_ptr<Data> data_;
 };

@@ -395,6 +395,11 @@ template void matvec(double, const StructMatrix<double>&, const StructVector<dou
                      StructVector<double>&);
 template void residual(const StructMatrix<double>&, const StructVector<double>&,
                        const StructVector<double>&, StructVector<double>&);
+// float: the levels and vectors of PFMG's single-precision cycle.
+template class StructVector<float>;
+template class StructMatrix<float>;
+template void residual(const StructMatrix<float>&, const StructVector<float>&,
+                       const StructVector<float>&, StructVector<float>&);
 
 // ---------------------------------------------------------------- gallery
 

@@ -13,6 +13,7 @@
 
 #include "core/structured/geometry.hpp"
 #include "kernels/structured/structured_kernels.hpp"
+#include "strata/core/primitives.hpp"
 
 namespace strata::structured {
 
@@ -38,6 +39,23 @@ const char* to_string(PfmgCoarseOperator coarse_operator) noexcept {
   return "unknown";
 }
 
+/// One precision's V-cycle: the operators and weights it reads (the
+/// setup's own, or float copies it owns), and its vectors.
+template <class S>
+struct PfmgCycle {
+  std::vector<const StructMatrix<S>*> A;
+  std::vector<const Array<S>*> wl, wr;
+  /// Right-hand side, iterate and work vector of each level (ghosted).
+  mutable std::vector<StructVector<S>> b, x, t;
+  /// Whether x of a level holds its values; false: x is zero but was not
+  /// written (the cycle writes it before reading it, or zeroes it then).
+  mutable std::vector<char> written;
+  /// The float copies the pointers above point into (a single-precision
+  /// cycle only).
+  std::vector<StructMatrix<S>> own_matrices;
+  std::vector<Array<S>> own_weights;
+};
+
 template <class T>
 struct Pfmg<T>::Data {
   PfmgParams params;
@@ -50,10 +68,13 @@ struct Pfmg<T>::Data {
   std::vector<StructMatrix<T>> coarse;
   /// Interpolation weights of levels 0..L-2 (fine cells of the level).
   std::vector<Array<T>> wl, wr;
-  /// Right-hand side, iterate and work vector of each level (ghosted).
-  mutable std::vector<StructVector<T>> b, x, t;
   /// The coarsest level repeats the cycle's pre and post sweeps this often.
   int coarsest_repeats = 1;
+  /// The V-cycle on the setup's own operators (cycle() always runs it).
+  PfmgCycle<T> full;
+  /// The V-cycle on float copies of them (apply() with a single-precision
+  /// cycle); null when the cycle is in double.
+  std::unique_ptr<PfmgCycle<float>> single;
 
   const StructMatrix<T>& matrix(int l) const {
     return l == 0 ? *A0 : coarse[static_cast<std::size_t>(l - 1)];
@@ -144,6 +165,67 @@ std::optional<StructMatrix<T>> merge_unit_periods(const StructMatrix<T>& A) {
 /// index (i + j + k), so it does not depend on where a box starts.
 int corner_parity(const Box& box) {
   return static_cast<int>(((box.lower[0] + box.lower[1] + box.lower[2]) % 2 + 2) % 2);
+}
+
+/// The ghosted b, x and t of every level of a cycle (ghost width 1 covers
+/// reach-1 stencils; a 2D grid keeps no z ghosts).
+template <class S>
+void allocate_vectors(PfmgCycle<S>& C) {
+  for (const auto* A : C.A) {
+    C.b.emplace_back(A->executor(), A->grid(), 1);
+    C.x.emplace_back(A->executor(), A->grid(), 1);
+    C.t.emplace_back(A->executor(), A->grid(), 1);
+  }
+  C.written.assign(C.A.size(), 0);
+}
+
+/// The float cycle of a double one: every operator and weight rounded
+/// once. Null, with `why` said, when a coefficient is beyond float's range
+/// or a diagonal rounds to zero (the smoothers divide by it).
+template <class T>
+std::unique_ptr<PfmgCycle<float>> round_to_float(const PfmgCycle<T>& full,
+                                                 const std::vector<PfmgLevel>& info,
+                                                 std::string& why) {
+  auto C = std::make_unique<PfmgCycle<float>>();
+  const std::size_t L = full.A.size();
+  C->own_matrices.reserve(L);
+  C->own_weights.reserve(2 * L);
+  for (std::size_t l = 0; l < L; ++l) {
+    const StructMatrix<T>& A = *full.A[l];
+    StructMatrix<float> Af(A.executor(), A.grid(), A.stencil());
+    const size_type beyond = convert(A.coefficients(), Af.coefficients());
+    if (beyond > 0) {
+      why = "level " + std::to_string(l) + " has " + std::to_string(beyond) +
+            " coefficients beyond float's range";
+      return nullptr;
+    }
+    const size_type bad = A.executor().visit([&](const auto& e) {
+      return ks::bad_diagonal(e, detail::geometry(Af.grid(), 0), Af.coefficients().data(),
+                              Af.center_entry());
+    });
+    if (bad >= 0 && info[l].relaxed) {
+      why = "the diagonal of level " + std::to_string(l) + " rounds to zero in float at cell " +
+            std::to_string(bad);
+      return nullptr;
+    }
+    C->own_matrices.push_back(std::move(Af));
+    if (l + 1 < L) {
+      for (const Array<T>* w : {full.wl[l], full.wr[l]}) {
+        Array<float> wf(w->executor(), w->size());
+        convert(*w, wf);  // weights are -a / c of a nonzero c: at most about 1
+        C->own_weights.push_back(std::move(wf));
+      }
+    }
+  }
+  for (std::size_t l = 0; l < L; ++l) {
+    C->A.push_back(&C->own_matrices[l]);
+    if (l + 1 < L) {
+      C->wl.push_back(&C->own_weights[2 * l]);
+      C->wr.push_back(&C->own_weights[2 * l + 1]);
+    }
+  }
+  allocate_vectors(*C);
+  return C;
 }
 
 }  // namespace
@@ -356,10 +438,6 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
                              " is zero or not finite at cell " + std::to_string(bad) +
                              " (x fastest); PFMG's smoothers divide by it");
     }
-    // A 2D grid keeps no z ghosts; ghost width 1 covers reach-1 stencils.
-    D.b.emplace_back(exec, Al.grid(), 1);
-    D.x.emplace_back(exec, Al.grid(), 1);
-    D.t.emplace_back(exec, Al.grid(), 1);
     if (l == L - 1) break;
     const int cdir = D.info[static_cast<std::size_t>(l)].coarsening_direction;
     Array<T> wl(exec, geo.points()), wr(exec, geo.points());
@@ -395,6 +473,27 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     D.info[static_cast<std::size_t>(l + 1)].stencil_size = D.coarse.back().stencil().size();
   }
   D.info[0].stencil_size = D.A0->stencil().size();
+
+  // 4. The cycles: the double one on the operators above, and where the
+  //    precision asks for it, a float one on rounded copies of them.
+  for (int l = 0; l < L; ++l) {
+    D.full.A.push_back(&D.matrix(l));
+    if (l + 1 < L) {
+      D.full.wl.push_back(&D.wl[static_cast<std::size_t>(l)]);
+      D.full.wr.push_back(&D.wr[static_cast<std::size_t>(l)]);
+    }
+  }
+  allocate_vectors(D.full);
+  const bool single = params.cycle_precision == amg::CyclePrecision::single ||
+                      (params.cycle_precision == amg::CyclePrecision::automatic && exec.is_cuda() &&
+                       grid.points() >= amg::automatic_single_precision_rows);
+  if (single) {
+    std::string why;
+    D.single = round_to_float(D.full, D.info, why);
+    if (!D.single && params.cycle_precision == amg::CyclePrecision::single) {
+      throw invalid_argument(std::string(who) + ": cycle_precision single: " + why);
+    }
+  }
 }
 
 template <class T>
@@ -424,6 +523,11 @@ const PfmgParams& Pfmg<T>::params() const noexcept {
 template <class T>
 PfmgCoarseOperator Pfmg<T>::coarse_operator() const noexcept {
   return data_->coarse_operator;
+}
+
+template <class T>
+amg::CyclePrecision Pfmg<T>::cycle_precision() const noexcept {
+  return data_->single ? amg::CyclePrecision::single : amg::CyclePrecision::full;
 }
 
 template <class T>
@@ -463,7 +567,8 @@ std::string Pfmg<T>::describe() const {
   return "PFMG(" + std::to_string(num_levels()) + " levels, " +
          to_string(data_->params.relaxation) +
          ", skip=" + (data_->params.skip_relax ? "on" : "off") + ", " +
-         to_string(data_->coarse_operator) + " coarse operators)";
+         to_string(data_->coarse_operator) + " coarse operators" +
+         (data_->single ? ", single-precision cycle" : "") + ")";
 }
 
 namespace {
@@ -502,6 +607,100 @@ void relax(const StructMatrix<T>& A, const StructVector<T>& b, StructVector<T>& 
 
 }  // namespace
 
+namespace {
+
+/// The V-cycle on C's finest vectors: b[0] given, x[0] given (written[0])
+/// or zero. A level's x that is zero need not be stored as zeros: a
+/// Jacobi sweep from zero and an interpolation into it write every cell
+/// without reading it; it is zeroed only where a sweep reads it first
+/// (red-black Gauss-Seidel, the coarsest level) or an unrelaxed coarsest
+/// level is interpolated from.
+template <class S>
+void run_cycle(const PfmgCycle<S>& C, const std::vector<PfmgLevel>& levels,
+               const PfmgParams& params, int coarsest_repeats) {
+  const int L = static_cast<int>(levels.size());
+  const Executor& exec = C.A.front()->executor();
+  const auto at = [](int l) { return static_cast<std::size_t>(l); };
+  const auto store_zero = [&](int l) {
+    if (!C.written[at(l)]) C.x[at(l)].fill(S{0});
+    C.written[at(l)] = 1;
+  };
+  for (int l = 0; l < L; ++l) {
+    const auto& info = levels[at(l)];
+    const StructMatrix<S>& A = *C.A[at(l)];
+    auto &b = C.b[at(l)], &x = C.x[at(l)], &t = C.t[at(l)];
+    if (l == L - 1) {
+      // Coarsest: one cell in every direction unless max_levels or odd
+      // periods stopped earlier; the sweeps of both halves of the cycle
+      // (coarsest_repeats times each), in the order of each half, so that
+      // the cycle stays symmetric. A singular one-cell coarsest level is
+      // not relaxed (see the setup).
+      if (!info.relaxed) break;
+      store_zero(l);
+      for (int r = 0; r < coarsest_repeats; ++r) {
+        relax(A, b, x, t, params, info.weight, params.pre_sweeps, true);
+      }
+      for (int r = 0; r < coarsest_repeats; ++r) {
+        relax(A, b, x, t, params, info.weight, params.post_sweeps, false);
+      }
+      break;
+    }
+    if (info.relaxed && params.pre_sweeps > 0) {
+      int sweeps = params.pre_sweeps;
+      if (!C.written[at(l)] && params.relaxation == PfmgRelaxation::weighted_jacobi) {
+        // From x = 0 the first sweep is x = w b / diag: no product.
+        const auto geo = detail::geometry(A.grid(), 1);
+        exec.visit([&](const auto& e) {
+          ks::jacobi_from_zero(e, geo, A.coefficients().data(), A.center_entry(), S(info.weight),
+                               b.data().data(), x.data().data());
+        });
+        x.update_ghosts();
+        C.written[at(l)] = 1;
+        --sweeps;
+      }
+      if (sweeps > 0) {
+        store_zero(l);
+        relax(A, b, x, t, params, info.weight, sweeps, true);
+      }
+    }
+    // Residual, restricted by P^T. Where x is still zero (a skipped level)
+    // the residual is b itself: no product needed.
+    const StructVector<S>* r = &b;
+    if (C.written[at(l)]) {
+      residual(A, b, x, t);
+      r = &t;
+    }
+    const auto fine = detail::geometry(A.grid(), 1);
+    const auto coarse = detail::geometry(C.A[at(l + 1)]->grid(), 1);
+    exec.visit([&](const auto& e) {
+      ks::restrict_by_stencil(e, fine, coarse, info.coarsening_direction,
+                              A.grid().periodic(info.coarsening_direction), C.wl[at(l)]->data(),
+                              C.wr[at(l)]->data(), r->data().data(), C.b[at(l + 1)].data().data());
+    });
+    C.written[at(l + 1)] = 0;
+  }
+  for (int l = L - 2; l >= 0; --l) {
+    const auto& info = levels[at(l)];
+    const StructMatrix<S>& A = *C.A[at(l)];
+    store_zero(l + 1);  // only an unrelaxed coarsest level is not written yet
+    const auto fine = detail::geometry(A.grid(), 1);
+    const auto coarse = detail::geometry(C.A[at(l + 1)]->grid(), 1);
+    exec.visit([&](const auto& e) {
+      ks::interpolate_add(e, fine, coarse, info.coarsening_direction,
+                          A.grid().periodic(info.coarsening_direction), C.wl[at(l)]->data(),
+                          C.wr[at(l)]->data(), C.x[at(l + 1)].data().data(),
+                          C.x[at(l)].data().data(), C.written[at(l)] != 0);
+    });
+    C.written[at(l)] = 1;
+    C.x[at(l)].update_ghosts();
+    if (info.relaxed) {
+      relax(A, C.b[at(l)], C.x[at(l)], C.t[at(l)], params, info.weight, params.post_sweeps, false);
+    }
+  }
+}
+
+}  // namespace
+
 template <class T>
 void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
   Data& D = *data_;
@@ -513,115 +712,54 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
   // Level 0 works on copies with PFMG's ghost width, so the caller's
   // vectors may have any ghost width.
   const Box& box = D.A0->grid().box();
-  if (&b != &D.b[0] || &x != &D.x[0]) {
-    Array<T> cells(executor(), box.volume());
-    b.get_box_values(box, cells);
-    D.b[0].set_box_values(box, cells);
-    x.get_box_values(box, cells);
-    D.x[0].set_box_values(box, cells);
-  }
-  cycle_from(false);
-  if (&x != &D.x[0]) {
-    Array<T> cells(executor(), box.volume());
-    D.x[0].get_box_values(box, cells);
-    x.set_box_values(box, cells);
-  }
-}
-
-template <class T>
-void Pfmg<T>::cycle_from(bool x_starts_at_zero) const {
-  Data& D = *data_;
-  const int L = D.levels();
-  bool x_is_zero = x_starts_at_zero;
-  for (int l = 0; l < L; ++l) {
-    const auto& info = D.info[static_cast<std::size_t>(l)];
-    const StructMatrix<T>& A = D.matrix(l);
-    if (l == L - 1) {
-      // Coarsest: one cell in every direction unless max_levels or odd
-      // periods stopped earlier; the sweeps of both halves of the cycle
-      // (coarsest_repeats times each), in the order of each half, so that
-      // the cycle stays symmetric. A singular one-cell coarsest level is
-      // not relaxed (see the setup).
-      for (int r = 0; info.relaxed && r < D.coarsest_repeats; ++r) {
-        relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.pre_sweeps, true);
-      }
-      for (int r = 0; info.relaxed && r < D.coarsest_repeats; ++r) {
-        relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps, false);
-      }
-      break;
-    }
-    if (info.relaxed && D.params.pre_sweeps > 0) {
-      int sweeps = D.params.pre_sweeps;
-      if (x_is_zero && D.params.relaxation == PfmgRelaxation::weighted_jacobi) {
-        // From x = 0 the first sweep is x = w b / diag: no product.
-        const auto geo = detail::geometry(A.grid(), 1);
-        executor().visit([&](const auto& e) {
-          ks::jacobi_from_zero(e, geo, A.coefficients().data(), A.center_entry(), T(info.weight),
-                               D.b[l].data().data(), D.x[l].data().data());
-        });
-        D.x[l].update_ghosts();
-        --sweeps;
-      }
-      relax(A, D.b[l], D.x[l], D.t[l], D.params, info.weight, sweeps, true);
-      x_is_zero = false;
-    }
-    // Residual, restricted by P^T. A skipped level below the finest starts
-    // from x = 0, where the residual is b itself: no product needed.
-    const StructVector<T>* r = &D.b[l];
-    if (!x_is_zero) {
-      residual(A, D.b[l], D.x[l], D.t[l]);
-      r = &D.t[l];
-    }
-    const auto fine = detail::geometry(A.grid(), 1);
-    const auto coarse = detail::geometry(D.matrix(l + 1).grid(), 1);
-    executor().visit([&](const auto& e) {
-      ks::restrict_by_stencil(e, fine, coarse, info.coarsening_direction,
-                              A.grid().periodic(info.coarsening_direction),
-                              D.wl[static_cast<std::size_t>(l)].data(),
-                              D.wr[static_cast<std::size_t>(l)].data(), r->data().data(),
-                              D.b[l + 1].data().data());
-    });
-    D.x[l + 1].fill(T{0});
-    x_is_zero = true;
-  }
-  for (int l = L - 2; l >= 0; --l) {
-    const auto& info = D.info[static_cast<std::size_t>(l)];
-    const auto fine = detail::geometry(D.matrix(l).grid(), 1);
-    const auto coarse = detail::geometry(D.matrix(l + 1).grid(), 1);
-    executor().visit([&](const auto& e) {
-      ks::interpolate_add(e, fine, coarse, info.coarsening_direction,
-                          D.matrix(l).grid().periodic(info.coarsening_direction),
-                          D.wl[static_cast<std::size_t>(l)].data(),
-                          D.wr[static_cast<std::size_t>(l)].data(), D.x[l + 1].data().data(),
-                          D.x[l].data().data());
-    });
-    D.x[l].update_ghosts();
-    if (info.relaxed) {
-      relax(D.matrix(l), D.b[l], D.x[l], D.t[l], D.params, info.weight, D.params.post_sweeps,
-            false);
-    }
-  }
+  Array<T> cells(executor(), box.volume());
+  b.get_box_values(box, cells);
+  D.full.b[0].set_box_values(box, cells);
+  x.get_box_values(box, cells);
+  D.full.x[0].set_box_values(box, cells);
+  D.full.written[0] = 1;
+  run_cycle(D.full, D.info, D.params, D.coarsest_repeats);
+  D.full.x[0].get_box_values(box, cells);
+  x.set_box_values(box, cells);
 }
 
 template <class T>
 void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
   Data& D = *data_;
-  D.b[0].copy_from(b);  // checks b
   const char* who = "Pfmg::apply";
+  check_location(executor(), b.executor(), "b", who);
   check_location(executor(), x.executor(), "x", who);
-  if (x.size() != rows()) {
-    throw dimension_mismatch(std::string(who) + ": x has " + std::to_string(x.size()) +
-                             " entries, expected " + std::to_string(rows()));
+  if (b.size() != rows() || x.size() != rows()) {
+    throw dimension_mismatch(std::string(who) + ": b has " + std::to_string(b.size()) + " and x " +
+                             std::to_string(x.size()) + " entries, expected " +
+                             std::to_string(rows()) + " (one per cell)");
   }
-  // From x = 0: the finest level's first Jacobi sweep writes every cell
-  // of x (when the finest level is not also the coarsest, which relaxes
-  // from the x it has); otherwise x must be zeroed first.
-  if (D.params.relaxation != PfmgRelaxation::weighted_jacobi || D.params.pre_sweeps == 0 ||
-      D.levels() == 1) {
-    D.x[0].fill(T{0});
+  if (!D.single) {
+    D.full.b[0].copy_from(b);
+    D.full.written[0] = 0;  // from x = 0
+    run_cycle(D.full, D.info, D.params, D.coarsest_repeats);
+    D.full.x[0].copy_to(x);
+    return;
   }
-  cycle_from(true);
-  D.x[0].copy_to(x);
+  // The cycle is linear in b: cycling 2^e b and scaling the result by 2^-e
+  // gives the same x exactly, with e chosen so that the largest entry that
+  // enters the float cycle lies in [1, 2) (no overflow, no loss to
+  // underflow, however b is scaled). A b of zeros, or with NaN or infinite
+  // entries, goes in unscaled (NaN stays NaN for the Krylov method to see).
+  const double s = static_cast<double>(norm_inf(b));
+  const int e = s > 0 && std::isfinite(s) ? -std::ilogb(s) : 0;
+  const PfmgCycle<float>& C = *D.single;
+  const auto geo = detail::geometry(D.A0->grid(), 1);
+  const auto ghosted = detail::cell_layout(geo, true), plain = detail::cell_layout(geo, false);
+  executor().visit([&](const auto& ex) {
+    ks::convert_box(ex, geo.extent(), ghosted, C.b[0].data().data(), plain, b.data(), e);
+  });
+  C.b[0].update_ghosts();
+  C.written[0] = 0;
+  run_cycle(C, D.info, D.params, D.coarsest_repeats);
+  executor().visit([&](const auto& ex) {
+    ks::convert_box(ex, geo.extent(), plain, x.data(), ghosted, C.x[0].data().data(), -e);
+  });
 }
 
 template <class T>

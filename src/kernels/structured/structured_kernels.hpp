@@ -63,6 +63,13 @@ template <class Exec, class T>
 void copy_box(const Exec& exec, Extent extent, BoxLayout dst_layout, T* dst, BoxLayout src_layout,
               const T* src, bool add);
 
+/// dst(p) = To(src(p) 2^exponent) over `extent`, scaled exactly before
+/// rounding: a vector entering or leaving a single-precision PFMG cycle,
+/// its precision and its layout (ghosted or compact) changed in one pass.
+template <class Exec, class To, class From>
+void convert_box(const Exec& exec, Extent extent, BoxLayout dst_layout, To* dst,
+                 BoxLayout src_layout, const From* src, int exponent);
+
 /// dst(p) = value over `extent`.
 template <class Exec, class T>
 void fill_box(const Exec& exec, Extent extent, BoxLayout layout, T* dst, T value);
@@ -150,13 +157,14 @@ template <class Exec, class T>
 void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
                          const T* wl, const T* wr, const T* r_f, T* r_c);
 
-/// x_f += P e_c: x_f(2I) += e_c(I); x_f(2I+1) += wl e_c(I) + wr e_c(I+1)
-/// (a coarse cell outside the coarse box contributes nothing, or, when d is
-/// periodic, is wrapped: the last fine cell takes coarse cell 0). x_f's
-/// ghosts are not written.
+/// x_f += P e_c (add), or x_f = P e_c (not add: x_f unread, for a level
+/// whose x is still zero): x_f(2I) += e_c(I); x_f(2I+1) += wl e_c(I) +
+/// wr e_c(I+1) (a coarse cell outside the coarse box contributes nothing,
+/// or, when d is periodic, is wrapped: the last fine cell takes coarse cell
+/// 0). x_f's ghosts are not written.
 template <class Exec, class T>
 void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
-                     const T* wl, const T* wr, const T* e_c, T* x_f);
+                     const T* wl, const T* wr, const T* e_c, T* x_f, bool add);
 
 /// The Galerkin coarse operator P^T A P computed on stencils: for each coarse
 /// cell I, the sum over the fine cells i in {2I-1, 2I, 2I+1} (weight 1, or

@@ -49,6 +49,18 @@ void copy_box(const Exec& exec, Extent extent, BoxLayout dst_layout, T* dst, Box
   }
 }
 
+template <class Exec, class To, class From>
+void convert_box(const Exec& exec, Extent extent, BoxLayout dst_layout, To* dst,
+                 BoxLayout src_layout, const From* src, int exponent) {
+  box_loop(
+      exec, extent,
+      [=] STRATA_HD(size_type, size_type, size_type, size_type d, size_type s) {
+        // ldexp scales exactly (see kernels::base::convert).
+        dst[d] = static_cast<To>(ldexp(static_cast<double>(src[s]), exponent));
+      },
+      dst_layout, src_layout);
+}
+
 template <class Exec, class T>
 void fill_box(const Exec& exec, Extent extent, BoxLayout layout, T* dst, T value) {
   box_loop(
@@ -342,7 +354,7 @@ void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d
 
 template <class Exec, class T>
 void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
-                     const T* wl, const T* wr, const T* e_c, T* x_f) {
+                     const T* wl, const T* wr, const T* e_c, T* x_f, bool add) {
   box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
     size_type c[3] = {i, j, k};
     const size_type f = c[d];
@@ -357,7 +369,8 @@ void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, bo
       if (periodic && c[d] == coarse.n[d]) c[d] = 0;
       if (c[d] < coarse.n[d]) v += wr[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
     }
-    x_f[fine.gidx(i, j, k)] += v;
+    const size_type g = fine.gidx(i, j, k);
+    x_f[g] = add ? x_f[g] + v : v;
   });
 }
 
