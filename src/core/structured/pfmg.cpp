@@ -168,9 +168,11 @@ int corner_parity(const Box& box) {
 }
 
 /// The ghosted b, x and t of every level of a cycle (ghost width 1 covers
-/// reach-1 stencils; a 2D grid keeps no z ghosts).
+/// reach-1 stencils; a 2D grid keeps no z ghosts), allocated on first use:
+/// the double cycle's only when cycle() or a double apply() runs.
 template <class S>
-void allocate_vectors(PfmgCycle<S>& C) {
+void allocate_vectors(const PfmgCycle<S>& C) {
+  if (!C.b.empty()) return;
   for (const auto* A : C.A) {
     C.b.emplace_back(A->executor(), A->grid(), 1);
     C.x.emplace_back(A->executor(), A->grid(), 1);
@@ -210,9 +212,15 @@ std::unique_ptr<PfmgCycle<float>> round_to_float(const PfmgCycle<T>& full,
     }
     C->own_matrices.push_back(std::move(Af));
     if (l + 1 < L) {
+      // Weights are -a / c of a nonzero c, about 1 at most: no overflow to
+      // count (a plain conversion, no reduction to wait for).
+      const auto geo = detail::geometry(A.grid(), 0);
+      const auto cells = detail::cell_layout(geo, false);
       for (const Array<T>* w : {full.wl[l], full.wr[l]}) {
         Array<float> wf(w->executor(), w->size());
-        convert(*w, wf);  // weights are -a / c of a nonzero c: at most about 1
+        A.executor().visit([&](const auto& e) {
+          ks::convert_box(e, geo.extent(), cells, wf.data(), cells, w->data(), 0);
+        });
         C->own_weights.push_back(std::move(wf));
       }
     }
@@ -294,12 +302,11 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     const auto geo = detail::geometry(grid, 0);
     const auto shape = detail::shape(D.A0->stencil());
     const double cells = static_cast<double>(grid.points());
+    const auto sums = exec.visit([&](const auto& e) {
+      return ks::direction_coupling(e, geo, shape, D.A0->coefficients().data(), grid.periodic());
+    });
     for (int d = 0; d < ndim; ++d) {
-      const auto sums = exec.visit([&](const auto& e) {
-        return ks::direction_coupling(e, geo, shape, D.A0->coefficients().data(), d,
-                                      grid.periodic());
-      });
-      const double mean = sums[0] / cells, square = sums[1] / cells;
+      const double mean = sums[2 * d] / cells, square = sums[2 * d + 1] / cells;
       if (square - mean * mean > 0.1 * mean * mean) varying = true;
       // No coupling: as if infinitely far apart (never the strongest).
       dxyz[d] = mean > 0 ? 1.0 / std::sqrt(mean) : std::numeric_limits<double>::max() / 4;
@@ -483,7 +490,6 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
       D.full.wr.push_back(&D.wr[static_cast<std::size_t>(l)]);
     }
   }
-  allocate_vectors(D.full);
   const bool single = params.cycle_precision == amg::CyclePrecision::single ||
                       (params.cycle_precision == amg::CyclePrecision::automatic && exec.is_cuda() &&
                        grid.points() >= amg::automatic_single_precision_rows);
@@ -712,6 +718,7 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
   // Level 0 works on copies with PFMG's ghost width, so the caller's
   // vectors may have any ghost width.
   const Box& box = D.A0->grid().box();
+  allocate_vectors(D.full);
   Array<T> cells(executor(), box.volume());
   b.get_box_values(box, cells);
   D.full.b[0].set_box_values(box, cells);
@@ -735,6 +742,7 @@ void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
                              std::to_string(rows()) + " (one per cell)");
   }
   if (!D.single) {
+    allocate_vectors(D.full);
     D.full.b[0].copy_from(b);
     D.full.written[0] = 0;  // from x = 0
     run_cycle(D.full, D.info, D.params, D.coarsest_repeats);

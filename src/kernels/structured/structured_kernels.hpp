@@ -200,13 +200,26 @@ void non_galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int 
                           const Shape& shape, int center, std::array<bool, 3> periodic,
                           const T* fine_coef, const T* wl, const T* wr, T* coarse_coef);
 
-/// Sums over the cells of -(sum of the coefficients whose offset has a
-/// nonzero d component and reaches a cell inside the grid, or across a
-/// periodic boundary), and of its square: the coupling strength in
-/// direction d (PFMG's choice of the coarsening direction).
+/// Per-direction sums of direction_coupling, as one reduction value.
+template <class T>
+struct CouplingSums {
+  T v[6] = {T{0}, T{0}, T{0}, T{0}, T{0}, T{0}};
+  STRATA_HD friend CouplingSums operator+(const CouplingSums& a, const CouplingSums& b) {
+    CouplingSums c;
+    for (int q = 0; q < 6; ++q) c.v[q] = a.v[q] + b.v[q];
+    return c;
+  }
+};
+
+/// For each direction d, sums over the cells of c_d = -(sum of the
+/// coefficients whose offset has a nonzero d component and reaches a cell
+/// inside the grid, or across a periodic boundary), and of c_d squared, as
+/// {sum c_0, sum c_0^2, sum c_1, sum c_1^2, sum c_2, sum c_2^2}: the coupling
+/// strength per direction (PFMG's choice of the coarsening direction), in
+/// one pass over the coefficients.
 template <class Exec, class T>
-std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
-                                    const T* coef, int d, std::array<bool, 3> periodic);
+std::array<T, 6> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
+                                    const T* coef, std::array<bool, 3> periodic);
 
 /// max over the cells of |sum of the coefficients| / |coefficient `center`|
 /// (every entry counted, as in a grid periodic in every direction): zero up

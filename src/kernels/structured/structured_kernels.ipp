@@ -489,30 +489,30 @@ void non_galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int 
 }
 
 template <class Exec, class T>
-std::array<T, 2> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
-                                    const T* coef, int d, std::array<bool, 3> periodic) {
+std::array<T, 6> direction_coupling(const Exec& exec, Geometry geo, const Shape& shape,
+                                    const T* coef, std::array<bool, 3> periodic) {
   const Shape s = shape;
   const size_type points = geo.points();
   const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
-  const auto coupling = [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
-    T c{0};
-    for (int e = 0; e < s.size; ++e) {
-      if (s.o[e][d] == 0) continue;
-      size_type a = i + s.o[e][0], b = j + s.o[e][1], q = k + s.o[e][2];
-      if (!detail::locate(geo, p0, p1, p2, a, b, q)) continue;
-      c -= coef[e * points + geo.cidx(i, j, k)];
-    }
-    return c;
-  };
-  const T sum = box_reduce(exec, geo.extent(), T{0}, coupling, ops::Plus{});
-  const T squares = box_reduce(
-      exec, geo.extent(), T{0},
-      [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
-        const T c = coupling(i, j, k);
-        return c * c;
+  // One pass over the coefficients for every direction (the setup's
+  // largest read of the finest matrix, once instead of six times).
+  const CouplingSums<T> sums = box_reduce(
+      exec, geo.extent(), CouplingSums<T>{},
+      [=] STRATA_HD(size_type i, size_type j, size_type k) -> CouplingSums<T> {
+        CouplingSums<T> c{};
+        for (int e = 0; e < s.size; ++e) {
+          size_type a = i + s.o[e][0], b = j + s.o[e][1], q = k + s.o[e][2];
+          if (!detail::locate(geo, p0, p1, p2, a, b, q)) continue;
+          const T v = coef[e * points + geo.cidx(i, j, k)];
+          for (int d = 0; d < 3; ++d) {
+            if (s.o[e][d] != 0) c.v[2 * d] -= v;
+          }
+        }
+        for (int d = 0; d < 3; ++d) c.v[2 * d + 1] = c.v[2 * d] * c.v[2 * d];
+        return c;
       },
       ops::Plus{});
-  return {sum, squares};
+  return {sums.v[0], sums.v[1], sums.v[2], sums.v[3], sums.v[4], sums.v[5]};
 }
 
 template <class Exec, class T>

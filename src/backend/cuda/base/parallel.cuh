@@ -36,6 +36,16 @@ __global__ void for_each_kernel(size_type n, F f) {
   }
 }
 
+/// One thread per cell of an n0 x n1 x n2 box: (i, j) from the 2D block,
+/// k from blockIdx.z. No index division (parallel_for's flat index would
+/// need two per cell, as much work as a small stencil's arithmetic).
+template <class F>
+__global__ void for_each_cell_kernel(int n0, int n1, F f) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i < n0 && j < n1) f(size_type{i}, size_type{j}, size_type{blockIdx.z});
+}
+
 template <class T, class Map, class Op>
 __global__ void __launch_bounds__(reduce_block)
     reduce_partials_kernel(size_type n, T identity, Map map, Op op, T* partial) {
@@ -105,6 +115,29 @@ void parallel_for(const CudaExec& exec, size_type n, F f) {
 /// f(i, k) for every entry k in [ptr[i], ptr[i + 1]) of every row i < rows
 /// of a CSR-like layout (ptr[0] = 0, ptr[rows] = nnz, given here so that
 /// no copy to the host is needed): a thread per entry.
+/// f(i, j, k) for every cell of an n0 x n1 x n2 box, consecutive threads on
+/// consecutive i (coalesced). A block is 256 threads: as many i as the
+/// box's first extent needs, rounded up to a power of two (at most 256),
+/// times as many j as fill the rest, so that a box only a few cells wide in
+/// i (a semicoarsened level) does not leave most threads idle. Returns
+/// false, launching nothing, when the box exceeds the grid limits (an
+/// extent of 65535 blocks in j or k): the caller takes another path.
+template <class F>
+bool parallel_for_box(const CudaExec& exec, size_type n0, size_type n1, size_type n2, F f) {
+  if (n0 <= 0 || n1 <= 0 || n2 <= 0) return true;
+  unsigned bx = 1;
+  while (bx < 256 && static_cast<size_type>(bx) < n0) bx *= 2;
+  const unsigned by = 256 / bx;
+  const size_type gx = (n0 + bx - 1) / bx, gy = (n1 + by - 1) / by;
+  if (n0 > 0x7fffffff || gy > 65535 || n2 > 65535 || gx * bx > 0x7fffffff) return false;
+  cuda_detail::activate(exec);
+  const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(n2));
+  cuda_detail::for_each_cell_kernel<<<grid, dim3(bx, by), 0, cuda_detail::stream_of(exec)>>>(
+      static_cast<int>(n0), static_cast<int>(n1), f);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  return true;
+}
+
 template <class F>
 void for_each_row_entry(const CudaExec& exec, size_type rows, offset_type nnz,
                         const offset_type* ptr, F f) {
