@@ -10,8 +10,10 @@
 // anisotropic 7-point problems with coefficients (1, 1, 0.001) and
 // (1, 0.001, 0.001). PCG to a relative residual of 1e-8, b = ones, x0 = 0,
 // PFMG V(1,1) with weighted Jacobi and skip (hypre's defaults), with
-// Galerkin and with non-Galerkin coarse operators; hypre's best of its two
-// (pfmg-N and pfmg-N-rap1, scripts/hypre-struct) is the reference.
+// Galerkin and with non-Galerkin coarse operators, each with the cycle in
+// double and in the default precision (single on a GPU at 256^3); hypre's
+// best of its two (pfmg-N, and pfmg-N-rap1 from scripts/gpu-check's
+// hypre_run) is the reference.
 //
 // Bytes counted (the least each product must move):
 //   stencil product  (entries + 2) * 8 per cell: coefficients, x, y

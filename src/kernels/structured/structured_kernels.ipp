@@ -180,6 +180,17 @@ STRATA_HD inline bool locate(const Geometry& geo, bool p0, bool p1, bool p2, siz
   if (p2) c = wrap(c, geo.n[2]);
   return geo.inside(a, b, c);
 }
+/// Direction d of a geometry as scalars: its cells, and the distance
+/// between neighbours in d in a ghosted and in a compact array.
+struct AxisStrides {
+  int d;
+  size_type n, ghosted, compact;
+};
+inline AxisStrides axis_strides(const Geometry& geo, int d) {
+  const size_type ghosted = d == 0 ? 1 : d == 1 ? geo.ghosted(0) : geo.ghosted(0) * geo.ghosted(1);
+  const size_type compact = d == 0 ? 1 : d == 1 ? geo.n[0] : geo.n[0] * geo.n[1];
+  return {d, geo.n[d], ghosted, compact};
+}
 }  // namespace detail
 
 template <class Exec, class T>
@@ -335,19 +346,21 @@ void interpolation_weights(const Exec& exec, Geometry fine, const Shape& shape, 
 template <class Exec, class T>
 void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
                          const T* wl, const T* wr, const T* r_f, T* r_c) {
+  // Neighbours in d by strides, computed here: a cell as an array indexed
+  // by the runtime d would sit in local memory, and the loop would run at
+  // a fraction of the memory bandwidth.
+  const detail::AxisStrides a = detail::axis_strides(fine, d);
   box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
-    size_type f[3] = {I, J, K};
-    f[d] *= 2;
-    T acc = r_f[fine.gidx(f[0], f[1], f[2])];
-    size_type m[3] = {f[0], f[1], f[2]}, q[3] = {f[0], f[1], f[2]};
-    m[d] -= 1;
-    q[d] += 1;
-    if (periodic) {
-      m[d] = detail::wrap(m[d], fine.n[d]);
-      q[d] = detail::wrap(q[d], fine.n[d]);
-    }
-    if (m[d] >= 0) acc += wr[fine.cidx(m[0], m[1], m[2])] * r_f[fine.gidx(m[0], m[1], m[2])];
-    if (q[d] < fine.n[d]) acc += wl[fine.cidx(q[0], q[1], q[2])] * r_f[fine.gidx(q[0], q[1], q[2])];
+    const size_type fi = a.d == 0 ? 2 * I : I, fj = a.d == 1 ? 2 * J : J,
+                    fk = a.d == 2 ? 2 * K : K;
+    const size_type t = a.d == 0 ? fi : a.d == 1 ? fj : fk;
+    const size_type g = fine.gidx(fi, fj, fk), p = fine.cidx(fi, fj, fk);
+    const size_type wrap_g = (a.n - 1) * a.ghosted, wrap_p = (a.n - 1) * a.compact;
+    T acc = r_f[g];
+    if (t >= 1) acc += wr[p - a.compact] * r_f[g - a.ghosted];
+    else if (periodic) acc += wr[p + wrap_p] * r_f[g + wrap_g];
+    if (t + 1 < a.n) acc += wl[p + a.compact] * r_f[g + a.ghosted];
+    else if (periodic) acc += wl[p - wrap_p] * r_f[g - wrap_g];
     r_c[coarse.gidx(I, J, K)] = acc;
   });
 }
@@ -355,19 +368,17 @@ void restrict_by_stencil(const Exec& exec, Geometry fine, Geometry coarse, int d
 template <class Exec, class T>
 void interpolate_add(const Exec& exec, Geometry fine, Geometry coarse, int d, bool periodic,
                      const T* wl, const T* wr, const T* e_c, T* x_f, bool add) {
+  const detail::AxisStrides a = detail::axis_strides(coarse, d);  // see restrict_by_stencil
   box_loop(exec, fine.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
-    size_type c[3] = {i, j, k};
-    const size_type f = c[d];
-    c[d] = f / 2;
-    T v;
-    if (f % 2 == 0) {
-      v = e_c[coarse.gidx(c[0], c[1], c[2])];
-    } else {
+    const size_type f = a.d == 0 ? i : a.d == 1 ? j : k;
+    const size_type gc = coarse.gidx(a.d == 0 ? i >> 1 : i, a.d == 1 ? j >> 1 : j,
+                                     a.d == 2 ? k >> 1 : k);
+    T v = e_c[gc];
+    if (f & 1) {
       const size_type p = fine.cidx(i, j, k);
-      v = wl[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
-      c[d] += 1;
-      if (periodic && c[d] == coarse.n[d]) c[d] = 0;
-      if (c[d] < coarse.n[d]) v += wr[p] * e_c[coarse.gidx(c[0], c[1], c[2])];
+      v *= wl[p];
+      if ((f >> 1) + 1 < a.n) v += wr[p] * e_c[gc + a.ghosted];
+      else if (periodic) v += wr[p] * e_c[gc - (a.n - 1) * a.ghosted];
     }
     const size_type g = fine.gidx(i, j, k);
     x_f[g] = add ? x_f[g] + v : v;
@@ -439,27 +450,23 @@ void non_galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int 
   const size_type fine_points = fine.points(), coarse_points = coarse.points();
   const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
   const bool pd = periodic[d];
+  const detail::AxisStrides ax = detail::axis_strides(fine, d);  // see restrict_by_stencil
   box_loop(exec, coarse.extent(), [=] STRATA_HD(size_type I, size_type J, size_type K) {
     // The fine cell f = 2I of the coarse cell and its two fine neighbours
     // in d (wrapped in a periodic d; below: outside the fine grid).
-    size_type f[3] = {I, J, K};
-    f[d] *= 2;
-    const size_type pf = fine.cidx(f[0], f[1], f[2]);
-    size_type below = -1, above = -1;
-    for (int side = -1; side <= 1; side += 2) {
-      size_type n[3] = {f[0], f[1], f[2]};
-      n[d] += side;
-      if (pd) n[d] = detail::wrap(n[d], fine.n[d]);
-      if (n[d] < 0 || n[d] >= fine.n[d]) continue;
-      (side < 0 ? below : above) = fine.cidx(n[0], n[1], n[2]);
-    }
+    const size_type f0 = ax.d == 0 ? 2 * I : I, f1 = ax.d == 1 ? 2 * J : J,
+                    f2 = ax.d == 2 ? 2 * K : K;
+    const size_type t = ax.d == 0 ? f0 : ax.d == 1 ? f1 : f2;
+    const size_type pf = fine.cidx(f0, f1, f2), wrap = (ax.n - 1) * ax.compact;
+    const size_type below = t >= 1 ? pf - ax.compact : pd ? pf + wrap : -1;
+    const size_type above = t + 1 < ax.n ? pf + ax.compact : pd ? pf - wrap : -1;
     const size_type pc = coarse.cidx(I, J, K);
     T diagonal = fine_coef[center * fine_points + pf];
     for (int e = 0; e < s.size; ++e) {
       if (e == center) continue;
       // An entry reaching outside a non-periodic boundary is not part of
       // the operator (the products skip it): it stays zero.
-      size_type a = f[0] + s.o[e][0], b = f[1] + s.o[e][1], q = f[2] + s.o[e][2];
+      size_type a = f0 + s.o[e][0], b = f1 + s.o[e][1], q = f2 + s.o[e][2];
       T value{0};
       if (detail::locate(fine, p0, p1, p2, a, b, q)) {
         const T v = fine_coef[e * fine_points + pf];
