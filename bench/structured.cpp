@@ -219,7 +219,8 @@ int main(int argc, char** argv) try {
   const std::string hypre_case = "pfmg-" + std::to_string(o.n);
   const bench::HypreRun* h = hypre.best({hypre_case, hypre_case + "-rap1"});
   std::printf(
-      "\nPFMG-PCG (rtol 1e-8, best of %d; G: Galerkin, nonG: non-Galerkin coarse operators)\n",
+      "\nPFMG-PCG (rtol 1e-8, best of %d; G: Galerkin, nonG: non-Galerkin coarse operators; "
+      "auto: the default cycle precision, else double)\n",
       o.repeat);
   std::printf("  %-26s %9s %9s %9s %6s %7s %10s %8s %s\n", "problem", "setup s", "solve s",
               "total s", "iters", "levels", "op.compl.", "/hypre", "cycle");
