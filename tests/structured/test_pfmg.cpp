@@ -339,6 +339,13 @@ TEST_P(StructuredPfmg, NonGalerkinPcgIterationsMatchGalerkin) {
     EXPECT_LE(ng, g + 1) << c[0] << ", " << c[1] << ", " << c[2];
     EXPECT_LE(ng, 15);
   }
+  // 2D (5-point) grids, isotropic and anisotropic.
+  for (const auto& c : {std::array<double, 2>{1.0, 1.0}, std::array<double, 2>{1.0, 1e-3}}) {
+    auto A = std::make_shared<StructMatrix<double>>(gallery::anisotropic2d(e, 128, 128, c));
+    const int g = pcg_iterations(A, galerkin);
+    const int ng = pcg_iterations(A, non_galerkin);
+    EXPECT_LE(ng, g + 1) << "2D (" << c[0] << ", " << c[1] << "): Galerkin " << g;
+  }
   // Periodic in every direction (singular; the constants stay in every
   // coarse operator's null space through the preserved row sums).
   auto P = std::make_shared<StructMatrix<double>>(
@@ -420,6 +427,43 @@ TEST_P(StructuredPfmg, SinglePrecisionCycleSolvesInTheSameIterations) {
                 c[1], c[2], d, f);
     EXPECT_LE(residual, 1e-8);  // the true residual, in double
     EXPECT_LE(std::abs(f - d), 1) << c[0] << ", " << c[1] << ", " << c[2];
+  }
+  // The other paths through the float cycle: red-black Gauss-Seidel, a 2D
+  // grid, and a singular grid periodic in every direction (zero-mean b).
+  struct Case {
+    const char* name;
+    std::shared_ptr<const StructMatrix<double>> A;
+    PfmgRelaxation relaxation;
+    bool singular;
+  };
+  const std::vector<Case> cases = {
+      {"rbgs 24^3", std::make_shared<const StructMatrix<double>>(gallery::poisson3d(e, 24, 24, 24)),
+       PfmgRelaxation::red_black_gauss_seidel, false},
+      {"2D 64^2",
+       std::make_shared<const StructMatrix<double>>(gallery::anisotropic2d(e, 64, 64, {1.0, 1e-3})),
+       PfmgRelaxation::weighted_jacobi, false},
+      {"periodic 16^3",
+       std::make_shared<const StructMatrix<double>>(
+           gallery::anisotropic3d(e, 16, 16, 16, {1.0, 1.0, 1.0}, {true, true, true})),
+       PfmgRelaxation::weighted_jacobi, true},
+  };
+  for (const auto& c : cases) {
+    const StructOperator<double> op(c.A);
+    int iterations[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      PfmgParams params = k == 0 ? full : single;
+      params.relaxation = c.relaxation;
+      const structured::Pfmg<double> M(c.A, params);
+      const auto b = c.singular ? zero_mean(e, op.rows(), 4) : Vector<double>(e, op.rows(), 1.0);
+      Vector<double> x(e, op.rows(), 0.0);
+      Cg cg;
+      cg.params.relative_tolerance = 1e-8;
+      const auto info = solve(KrylovMethod{cg}, op, b, x, &M);
+      EXPECT_TRUE(info.converged()) << c.name << ": " << info.message;
+      iterations[k] = info.iterations;
+    }
+    EXPECT_LE(std::abs(iterations[1] - iterations[0]), 1)
+        << c.name << ": double " << iterations[0] << ", float " << iterations[1];
   }
   // b scaled far beyond float's range, either way: the cycle scales it by
   // a power of two, so x scales with it and PCG takes the same path.
