@@ -406,6 +406,24 @@ TEST_P(StructuredPfmg, ApplyFromZeroEqualsTheCycleFromStoredZeros) {
   }
 }
 
+TEST_P(StructuredPfmg, ApplyOfAnUnrelaxedOneLevelHierarchyIsZero) {
+  const auto e = exec();
+  // One periodic cell: every entry folds into a zero diagonal, the only
+  // level is not relaxed, and a V-cycle from zero gives zero, whatever an
+  // earlier cycle() left in the hierarchy's vectors.
+  auto A = std::make_shared<const StructMatrix<double>>(
+      gallery::anisotropic3d(e, 1, 1, 1, {1.0, 1.0, 1.0}, {true, true, true}));
+  const structured::Pfmg<double> M(A);
+  ASSERT_EQ(M.num_levels(), 1);
+  ASSERT_FALSE(M.level(0).relaxed);
+  StructVector<double> bs(e, A->grid()), xs(e, A->grid());
+  xs.fill(5.0);
+  M.cycle(bs, xs);
+  Vector<double> b(e, 1, 1.0), x(e, 1, 3.0);
+  M.apply(b, x);
+  EXPECT_EQ(x.to_vector(), std::vector<double>{0.0});
+}
+
 TEST_P(StructuredPfmg, SinglePrecisionCycleSolvesInTheSameIterations) {
   const auto e = exec();
   PfmgParams full, single;

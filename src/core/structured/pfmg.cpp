@@ -703,6 +703,7 @@ void run_cycle(const PfmgCycle<S>& C, const std::vector<PfmgLevel>& levels,
       relax(A, C.b[at(l)], C.x[at(l)], C.t[at(l)], params, info.weight, params.post_sweeps, false);
     }
   }
+  store_zero(0);  // a one-level hierarchy whose only level is not relaxed
 }
 
 }  // namespace
