@@ -171,6 +171,9 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
   require_usage(solver == "cg" || solver == "pfmg",
           "--solver " + solver + ": --interface struct takes cg or pfmg (PFMG alone)");
   require_usage(!(solver == "pfmg" && precond == "none"), "--solver pfmg needs no --precond none");
+  require_usage(precision == "auto" || precond == "pfmg" || solver == "pfmg",
+                "--cycle-precision " + precision +
+                    " is PFMG's: it needs --precond pfmg or --solver pfmg, not --precond none");
   require_usage(!o.n || *o.n >= 1, "--n must be >= 1, got " + std::to_string(o.n.value_or(0)));
 
   const Executor exec = pick_executor(o.host, o.device);

@@ -515,6 +515,26 @@ TEST_P(StructuredPfmg, SinglePrecisionCycleSolvesInTheSameIterations) {
     EXPECT_NE(std::string(ex.what()).find("beyond float's range"), std::string::npos) << ex.what();
   }
   EXPECT_EQ(structured::Pfmg<double>(huge, full).cycle_precision(), amg::CyclePrecision::full);
+  // A matrix scaled by 1e-40: fine in double, but its diagonal would be a
+  // float subnormal whose reciprocal overflows; and a diagonal subnormal
+  // in double is refused in any precision.
+  for (const double scale : {1e-40, 1e-310}) {
+    auto tiny = std::make_shared<StructMatrix<double>>(gallery::poisson3d(e, 8, 8, 8));
+    auto c = tiny->coefficients().to(Executor::host()).to_vector();
+    for (double& v : c) v *= scale;
+    tiny->coefficients() = Array<double>(e, c);
+    const bool in_double = scale < 1e-300;
+    try {
+      const structured::Pfmg<double> bad(tiny, in_double ? full : single);
+      ADD_FAILURE() << "a diagonal of " << 6 * scale << " was taken";
+    } catch (const invalid_argument& ex) {
+      const std::string what = ex.what();
+      EXPECT_NE(what.find(in_double ? "subnormal" : "smallest normal"), std::string::npos) << what;
+    }
+    if (!in_double) {
+      EXPECT_EQ(structured::Pfmg<double>(tiny, full).cycle_precision(), amg::CyclePrecision::full);
+    }
+  }
 }
 
 TEST_P(StructuredPfmg, SkipRelaxesWhereTheCoarsenedDirectionWasNeverSmoothed) {

@@ -172,12 +172,18 @@ int corner_parity(const Box& box) {
 /// the double cycle's only when cycle() or a double apply() runs.
 template <class S>
 void allocate_vectors(const PfmgCycle<S>& C) {
-  if (!C.b.empty()) return;
+  if (C.written.size() == C.A.size()) return;
+  // Built aside and moved in at the end: an allocation that fails (out of
+  // device memory) leaves the cycle without vectors, not with some.
+  std::vector<StructVector<S>> b, x, t;
   for (const auto* A : C.A) {
-    C.b.emplace_back(A->executor(), A->grid(), 1);
-    C.x.emplace_back(A->executor(), A->grid(), 1);
-    C.t.emplace_back(A->executor(), A->grid(), 1);
+    b.emplace_back(A->executor(), A->grid(), 1);
+    x.emplace_back(A->executor(), A->grid(), 1);
+    t.emplace_back(A->executor(), A->grid(), 1);
   }
+  C.b = std::move(b);
+  C.x = std::move(x);
+  C.t = std::move(t);
   C.written.assign(C.A.size(), 0);
 }
 
@@ -206,8 +212,9 @@ std::unique_ptr<PfmgCycle<float>> round_to_float(const PfmgCycle<T>& full,
                               Af.center_entry());
     });
     if (bad >= 0 && info[l].relaxed) {
-      why = "the diagonal of level " + std::to_string(l) + " rounds to zero in float at cell " +
-            std::to_string(bad);
+      why = "the diagonal of level " + std::to_string(l) +
+            " is below float's smallest normal number at cell " + std::to_string(bad) +
+            " (the smoother's 1 / diagonal would overflow)";
       return nullptr;
     }
     C->own_matrices.push_back(std::move(Af));
@@ -442,7 +449,7 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     });
     if (bad >= 0) {
       throw invalid_argument(std::string(who) + ": the diagonal of level " + std::to_string(l) +
-                             " is zero or not finite at cell " + std::to_string(bad) +
+                             " is zero, subnormal or not finite at cell " + std::to_string(bad) +
                              " (x fastest); PFMG's smoothers divide by it");
     }
     if (l == L - 1) break;

@@ -234,8 +234,8 @@ template <class Exec, class T>
 void merge_entries(const Exec& exec, Geometry geo, int entries, EntryMap map, int merged_entries,
                    const T* coef, T* merged);
 
-/// Smallest (and first) cell whose coefficient `center` is zero or not
-/// finite, -1 when none.
+/// Smallest (and first) cell whose coefficient `center` is zero, subnormal
+/// (its reciprocal overflows) or not finite, -1 when none.
 template <class Exec, class T>
 size_type bad_diagonal(const Exec& exec, Geometry geo, const T* coef, int center);
 

@@ -553,12 +553,15 @@ void merge_entries(const Exec& exec, Geometry geo, int entries, EntryMap map, in
 template <class Exec, class T>
 size_type bad_diagonal(const Exec& exec, Geometry geo, const T* coef, int center) {
   constexpr size_type none = std::numeric_limits<size_type>::max();
+  // Below the smallest normal number, 1 / a overflows (a subnormal double
+  // diagonal, or a double one that rounds to a subnormal float).
+  const T smallest = std::numeric_limits<T>::min();
   const size_type points = geo.points();
   const size_type bad = transform_reduce(
       exec, points, none,
       [=] STRATA_HD(size_type p) -> size_type {
         const T a = coef[center * points + p];
-        return (a != T{0} && a - a == T{0}) ? none : p;
+        return ((a < T{0} ? -a : a) >= smallest && a - a == T{0}) ? none : p;
       },
       ops::Min{});
   return bad == none ? -1 : bad;

@@ -112,16 +112,14 @@ void parallel_for(const CudaExec& exec, size_type n, F f) {
   STRATA_CUDA_CHECK(cudaGetLastError());
 }
 
-/// f(i, k) for every entry k in [ptr[i], ptr[i + 1]) of every row i < rows
-/// of a CSR-like layout (ptr[0] = 0, ptr[rows] = nnz, given here so that
-/// no copy to the host is needed): a thread per entry.
 /// f(i, j, k) for every cell of an n0 x n1 x n2 box, consecutive threads on
 /// consecutive i (coalesced). A block is 256 threads: as many i as the
 /// box's first extent needs, rounded up to a power of two (at most 256),
 /// times as many j as fill the rest, so that a box only a few cells wide in
 /// i (a semicoarsened level) does not leave most threads idle. Returns
-/// false, launching nothing, when the box exceeds the grid limits (an
-/// extent of 65535 blocks in j or k): the caller takes another path.
+/// false, launching nothing, when the box exceeds the grid limits (more
+/// than 65535 blocks in j or 65535 cells in k): the caller takes another
+/// path.
 template <class F>
 bool parallel_for_box(const CudaExec& exec, size_type n0, size_type n1, size_type n2, F f) {
   if (n0 <= 0 || n1 <= 0 || n2 <= 0) return true;
@@ -138,6 +136,9 @@ bool parallel_for_box(const CudaExec& exec, size_type n0, size_type n1, size_typ
   return true;
 }
 
+/// f(i, k) for every entry k in [ptr[i], ptr[i + 1]) of every row i < rows
+/// of a CSR-like layout (ptr[0] = 0, ptr[rows] = nnz, given here so that
+/// no copy to the host is needed): a thread per entry.
 template <class F>
 void for_each_row_entry(const CudaExec& exec, size_type rows, offset_type nnz,
                         const offset_type* ptr, F f) {
