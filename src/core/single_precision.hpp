@@ -4,11 +4,13 @@
 // beyond float's range, wherever the data comes from (operators,
 // smoothers' scalings and inverted blocks, the coarse inverse).
 
+#include <cmath>
 #include <string>
 #include <type_traits>
 
 #include "strata/core/error.hpp"
 #include "strata/core/primitives.hpp"
+#include "strata/matrix/vector.hpp"
 
 namespace strata::detail {
 
@@ -28,6 +30,20 @@ Array<float> single_copy(const Array<T>& values, const std::string& what) {
     }
     return single;
   }
+}
+
+/// The power of two e by which a single-precision cycle scales the vector b
+/// it is given (and by 2^-e the x it returns). A cycle is linear in b (the
+/// K-cycle homogeneous of degree one), so cycling 2^e b and scaling back
+/// gives the same x exactly; e puts b's largest entry in [1, 2): no
+/// overflow however large b is, no loss to underflow however small
+/// (subnormal b included). A b of zeros, or with NaN or infinite entries
+/// (whose max-norm says nothing about the rest), goes in unscaled (e = 0):
+/// zeros give zeros, NaN stays NaN for the Krylov method to see.
+template <class T>
+int single_precision_exponent(const Vector<T>& b) {
+  const double s = static_cast<double>(norm_inf(b));
+  return s > 0 && std::isfinite(s) ? -std::ilogb(s) : 0;
 }
 
 }  // namespace strata::detail

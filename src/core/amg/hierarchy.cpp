@@ -779,17 +779,9 @@ void Hierarchy<T>::apply(const Vector<T>& b, Vector<T>& x) const {
     m.full.cycle(0, m.params.cycle, b, x, true);
     return;
   }
-  // The cycle is linear in b, and the K-cycle homogeneous of degree one:
-  // cycling 2^e b and scaling the result by 2^-e gives the same x, exactly
-  // (a power of two), with e chosen so that the largest entry that enters
-  // the float cycle lies in [1, 2): no overflow however large b is, and no
-  // loss to underflow however small (subnormal b included). A b of zeros,
-  // or with NaN or infinite entries (whose max-norm says nothing about the
-  // rest), goes in unscaled: zeros give zeros, NaN stays NaN for the
-  // Krylov method to see.
+  // b scaled by a power of two into float's range, x scaled back.
   const auto& top = m.single.levels.front();
-  const double s = static_cast<double>(norm_inf(b));
-  const int e = s > 0 && std::isfinite(s) ? -std::ilogb(s) : 0;
+  const int e = strata::detail::single_precision_exponent(b);
   convert(b.values(), top.b.values(), e);
   m.single.cycle(0, m.params.cycle, top.b, top.x, true);
   convert(top.x.values(), x.values(), -e);

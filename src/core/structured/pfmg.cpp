@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/single_precision.hpp"
 #include "core/structured/geometry.hpp"
 #include "kernels/structured/structured_kernels.hpp"
 #include "strata/core/primitives.hpp"
@@ -757,13 +758,9 @@ void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
     D.full.x[0].copy_to(x);
     return;
   }
-  // The cycle is linear in b: cycling 2^e b and scaling the result by 2^-e
-  // gives the same x exactly, with e chosen so that the largest entry that
-  // enters the float cycle lies in [1, 2) (no overflow, no loss to
-  // underflow, however b is scaled). A b of zeros, or with NaN or infinite
-  // entries, goes in unscaled (NaN stays NaN for the Krylov method to see).
-  const double s = static_cast<double>(norm_inf(b));
-  const int e = s > 0 && std::isfinite(s) ? -std::ilogb(s) : 0;
+  // b scaled by a power of two into float's range (and its ghosted
+  // layout), x scaled back.
+  const int e = strata::detail::single_precision_exponent(b);
   const PfmgCycle<float>& C = *D.single;
   const auto geo = detail::geometry(D.A0->grid(), 1);
   const auto ghosted = detail::cell_layout(geo, true), plain = detail::cell_layout(geo, false);
