@@ -146,13 +146,26 @@ template <class To, class From>
 size_type convert(const Array<From>& in, Array<To>& out, int exponent) {
   same_place(in, out, "in", "out");
   same_size(in, out, "convert", "in", "out");
-  return in.executor().visit([&](const auto& e) {
-    return kernels::base::convert(e, in.data(), out.data(), in.size(), exponent);
+  Array<size_type> beyond(in.executor(), 1);
+  in.executor().visit([&](const auto& e) {
+    kernels::base::convert(e, in.data(), out.data(), in.size(), exponent, beyond.data());
+  });
+  return beyond.to_vector()[0];
+}
+
+template <class To, class From>
+void convert_unchecked(const Array<From>& in, Array<To>& out, int exponent) {
+  same_place(in, out, "in", "out");
+  same_size(in, out, "convert_unchecked", "in", "out");
+  in.executor().visit([&](const auto& e) {
+    kernels::base::convert(e, in.data(), out.data(), in.size(), exponent, nullptr);
   });
 }
 
 template size_type convert<float, double>(const Array<double>&, Array<float>&, int);
 template size_type convert<double, float>(const Array<float>&, Array<double>&, int);
+template void convert_unchecked<float, double>(const Array<double>&, Array<float>&, int);
+template void convert_unchecked<double, float>(const Array<float>&, Array<double>&, int);
 
 #define STRATA_ARRAY_ANY(T)                                                            \
   template void detail::fill<T>(const Executor&, T*, size_type, T);                    \

@@ -445,6 +445,14 @@ TEST_P(StructuredPfmg, SinglePrecisionCycleSolvesInTheSameIterations) {
                 c[1], c[2], d, f);
     EXPECT_LE(residual, 1e-8);  // the true residual, in double
     EXPECT_LE(std::abs(f - d), 1) << c[0] << ", " << c[1] << ", " << c[2];
+    // apply_dot: the cycle's result and r^T z from the pass that brings it
+    // back to double, against apply() and dot().
+    const Vector<double> r(Array<double>(e, test::random_values(A->grid().points(), 5)));
+    Vector<double> z(e, r.size()), w(e, r.size());
+    const double fused = M.apply_dot(r, z);
+    M.apply(r, w);
+    EXPECT_EQ(z.to_vector(), w.to_vector());
+    EXPECT_NEAR(fused, dot(r, w), 1e-12 * std::abs(fused));
   }
   // The other paths through the float cycle: red-black Gauss-Seidel, a 2D
   // grid, and a singular grid periodic in every direction (zero-mean b).

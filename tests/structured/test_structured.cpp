@@ -276,6 +276,50 @@ TEST_P(StructuredMatrix, ProductMatchesDefinitionAndCsr) {
   }
 }
 
+TEST_P(StructuredMatrix, ApplyDotIsTheProductAndItsDot) {
+  // The fused product and dot against apply() and dot(), on boxes that take
+  // each shape of the box reduction: narrow and wide rows, a deep box whose
+  // threads take several planes each (300 x 70 x 30), 2D, periodic (the
+  // wrapping row) and symmetric storage (apply, then dot).
+  const auto e = exec();
+  struct Case {
+    StructGrid grid;
+    Stencil stencil;
+  };
+  const std::vector<Case> cases = {
+      {StructGrid::from_extents(3, {7, 5, 4}), Stencil::seven_point()},
+      {StructGrid::from_extents(3, {300, 70, 30}), Stencil::seven_point()},
+      {StructGrid::from_extents(3, {6, 5, 4}, {true, false, true}), box27()},
+      {StructGrid::from_extents(2, {9, 7, 1}), Stencil::five_point()},
+  };
+  unsigned seed = 11;
+  for (const auto& c : cases) {
+    const size_type n = c.grid.points();
+    auto A = std::make_shared<StructMatrix<double>>(e, c.grid, c.stencil);
+    A->coefficients() = Array<double>(e, test::random_values(n * c.stencil.size(), seed++));
+    const StructOperator<double> op(A);
+    const Vector<double> x(Array<double>(e, test::random_values(n, seed++)));
+    Vector<double> y(e, n), z(e, n);
+    const double fused = op.apply_dot(x, y);
+    op.apply(x, z);
+    EXPECT_EQ(y.to_vector(), z.to_vector()) << to_string(c.grid.box());
+    const double expected = dot(x, z);
+    EXPECT_NEAR(fused, expected, 1e-12 * std::abs(expected) + 1e-12) << to_string(c.grid.box());
+  }
+  // Symmetric storage: the same through the generic apply + dot.
+  const StructGrid grid = StructGrid::from_extents(3, {6, 5, 4});
+  auto S = std::make_shared<StructMatrix<double>>(e, grid, Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}),
+                                                  Storage::symmetric);
+  S->coefficients() = Array<double>(e, test::random_values(3 * grid.points(), 98));
+  const StructOperator<double> sym(S);
+  const Vector<double> x(Array<double>(e, test::random_values(grid.points(), 99)));
+  Vector<double> y(e, x.size()), z(e, x.size());
+  const double fused = sym.apply_dot(x, y);
+  sym.apply(x, z);
+  EXPECT_EQ(y.to_vector(), z.to_vector());
+  EXPECT_NEAR(fused, dot(x, z), 1e-12 * std::abs(fused));
+}
+
 TEST_P(StructuredMatrix, CsrBridgeEqualsTheCsrGallery) {
   const auto e = exec();
   auto same = [](const CsrMatrix<double>& a, const CsrMatrix<double>& b, const char* what) {

@@ -66,4 +66,10 @@ void scatter(const Array<T>& src, const Array<I>& map, Array<T>& dst);
 template <class To, class From>
 size_type convert(const Array<From>& in, Array<To>& out, int exponent = 0);
 
+/// convert() without the count, for values known to fit (a vector scaled
+/// into float's range, or float values going to double): nothing waits
+/// for the device, where convert() waits to read its count back.
+template <class To, class From>
+void convert_unchecked(const Array<From>& in, Array<To>& out, int exponent = 0);
+
 }  // namespace strata

@@ -171,10 +171,15 @@ class StructOperator final : public LinearOperator<T> {
   size_type cols() const override { return A_->grid().points(); }
   const Executor& executor() const override { return A_->executor(); }
   void apply(const Vector<T>& x, Vector<T>& y) const override;
+  /// y = A x and x^T y from one pass over the cells (full storage; a
+  /// symmetrically stored A applies, then takes the dot).
+  T apply_dot(const Vector<T>& x, Vector<T>& y) const override;
   std::string describe() const override;
   const StructMatrix<T>& matrix() const noexcept { return *A_; }
 
  private:
+  void check(const Vector<T>& x, const Vector<T>& y, const char* who) const;
+
   std::shared_ptr<const StructMatrix<T>> A_;
 };
 

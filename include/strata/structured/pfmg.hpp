@@ -183,6 +183,9 @@ class Pfmg final : public LinearOperator<T> {
   /// x = one V-cycle applied to b from a zero initial guess (x, b plain
   /// vectors of rows() values).
   void apply(const Vector<T>& b, Vector<T>& x) const override;
+  /// apply(), returning b^T x: in the single-precision cycle the dot comes
+  /// from the pass that brings x back to T (PCG's r^T z).
+  T apply_dot(const Vector<T>& b, Vector<T>& x) const override;
   std::string describe() const override;
 
   /// One V-cycle from the x given (structured vectors on A's grid).
@@ -210,6 +213,8 @@ class Pfmg final : public LinearOperator<T> {
   amg::CyclePrecision cycle_precision() const noexcept;
 
  private:
+  T apply_and_dot(const Vector<T>& b, Vector<T>& x, bool want_dot) const;
+
   struct Data;
   std::unique_ptr<Data> data_;
 };

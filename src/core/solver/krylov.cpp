@@ -272,8 +272,7 @@ SolveInfo run_cg(Progress<T>& pr, const LinearOperator<T>& A, const Vector<T>& b
     if (!M) rz = pr.dot(r, r);
     else if (d) rz = pr.combine(pointwise_multiply_dot(*d, r, z));
     else {
-      M->apply(r, z);
-      rz = pr.dot(r, z);
+      rz = pr.combine(M->apply_dot(r, z));  // fused where M can (PFMG's float cycle)
     }
     if (!pr.usable(rz, "r^T z")) return false;
     if (rz < 0) {
@@ -311,10 +310,7 @@ SolveInfo run_cg(Progress<T>& pr, const LinearOperator<T>& A, const Vector<T>& b
       if (ends(pr, A, b, x, r) || !begin_directions()) return pr.info;
       continue;
     }
-    if (M && !d) {
-      M->apply(r, z);
-      rz_new = pr.dot(r, z);
-    }
+    if (M && !d) rz_new = pr.combine(M->apply_dot(r, z));
     if (!pr.usable(rz_new, "r^T z")) return pr.info;
     if (rz_new < 0) {
       pr.finish(SolveStatus::indefinite, "r^T M r = " + std::to_string(rz_new) +

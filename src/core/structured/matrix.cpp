@@ -356,8 +356,7 @@ StructOperator<T>::StructOperator(std::shared_ptr<const StructMatrix<T>> A) : A_
 }
 
 template <class T>
-void StructOperator<T>::apply(const Vector<T>& x, Vector<T>& y) const {
-  const char* who = "StructOperator::apply";
+void StructOperator<T>::check(const Vector<T>& x, const Vector<T>& y, const char* who) const {
   check_location(executor(), x.executor(), "x", who);
   check_location(executor(), y.executor(), "y", who);
   if (x.size() != cols() || y.size() != rows()) {
@@ -366,6 +365,22 @@ void StructOperator<T>::apply(const Vector<T>& x, Vector<T>& y) const {
                              std::to_string(rows()) + " (one per cell)");
   }
   require(x.data() != y.data() || x.size() == 0, std::string(who) + ": x and y must be distinct");
+}
+
+template <class T>
+T StructOperator<T>::apply_dot(const Vector<T>& x, Vector<T>& y) const {
+  if (A_->storage() == Storage::symmetric) return LinearOperator<T>::apply_dot(x, y);
+  check(x, y, "StructOperator::apply_dot");
+  return executor().visit([&](const auto& e) {
+    return ks::stencil_product_compact_dot(e, detail::geometry(A_->grid(), 0),
+                                           detail::shape(A_->stencil()), A_->coefficients().data(),
+                                           A_->grid().periodic(), x.data(), y.data());
+  });
+}
+
+template <class T>
+void StructOperator<T>::apply(const Vector<T>& x, Vector<T>& y) const {
+  check(x, y, "StructOperator::apply");
   const auto geo = detail::geometry(A_->grid(), 0);
   executor().visit([&](const auto& e) {
     if (A_->storage() == Storage::symmetric) {

@@ -13,6 +13,7 @@
 
 #include "core/single_precision.hpp"
 #include "core/structured/geometry.hpp"
+#include "kernels/base/primitives_kernels.hpp"
 #include "kernels/structured/structured_kernels.hpp"
 #include "strata/core/primitives.hpp"
 
@@ -199,25 +200,22 @@ std::unique_ptr<PfmgCycle<float>> round_to_float(const PfmgCycle<T>& full,
   const std::size_t L = full.A.size();
   C->own_matrices.reserve(L);
   C->own_weights.reserve(2 * L);
+  const Executor& exec = full.A.front()->executor();
+  // Per level: coefficients beyond float's range, and the first diagonal
+  // that rounds below float's smallest normal number. Every level's counts
+  // stay on the device until all are converted, then come back at once
+  // (one wait in place of two per level).
+  Array<size_type> checks(exec, static_cast<size_type>(2 * L));
   for (std::size_t l = 0; l < L; ++l) {
     const StructMatrix<T>& A = *full.A[l];
-    StructMatrix<float> Af(A.executor(), A.grid(), A.stencil());
-    const size_type beyond = convert(A.coefficients(), Af.coefficients());
-    if (beyond > 0) {
-      why = "level " + std::to_string(l) + " has " + std::to_string(beyond) +
-            " coefficients beyond float's range";
-      return nullptr;
-    }
-    const size_type bad = A.executor().visit([&](const auto& e) {
-      return ks::bad_diagonal(e, detail::geometry(Af.grid(), 0), Af.coefficients().data(),
-                              Af.center_entry());
+    StructMatrix<float> Af(exec, A.grid(), A.stencil());
+    size_type* check = checks.data() + 2 * l;
+    exec.visit([&](const auto& e) {
+      kernels::base::convert(e, A.coefficients().data(), Af.coefficients().data(),
+                             A.coefficients().size(), 0, check);
+      ks::bad_diagonal(e, detail::geometry(Af.grid(), 0), Af.coefficients().data(),
+                       Af.center_entry(), check + 1);
     });
-    if (bad >= 0 && info[l].relaxed) {
-      why = "the diagonal of level " + std::to_string(l) +
-            " is below float's smallest normal number at cell " + std::to_string(bad) +
-            " (the smoother's 1 / diagonal would overflow)";
-      return nullptr;
-    }
     C->own_matrices.push_back(std::move(Af));
     if (l + 1 < L) {
       // Weights are -a / c of a nonzero c, about 1 at most: no overflow to
@@ -231,6 +229,20 @@ std::unique_ptr<PfmgCycle<float>> round_to_float(const PfmgCycle<T>& full,
         });
         C->own_weights.push_back(std::move(wf));
       }
+    }
+  }
+  const std::vector<size_type> found = checks.to_vector();
+  for (std::size_t l = 0; l < L; ++l) {
+    if (const size_type beyond = found[2 * l]; beyond > 0) {
+      why = "level " + std::to_string(l) + " has " + std::to_string(beyond) +
+            " coefficients beyond float's range";
+      return nullptr;
+    }
+    if (const size_type bad = found[2 * l + 1]; bad != ks::no_bad_cell && info[l].relaxed) {
+      why = "the diagonal of level " + std::to_string(l) +
+            " is below float's smallest normal number at cell " + std::to_string(bad) +
+            " (the smoother's 1 / diagonal would overflow)";
+      return nullptr;
     }
   }
   for (std::size_t l = 0; l < L; ++l) {
@@ -430,6 +442,10 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     D.coarsest_repeats =
         static_cast<int>(std::max<std::int64_t>(1, (target + per_repeat - 1) / per_repeat));
   }
+  // The first bad diagonal of each level, read back once after the loop:
+  // a level's weights and coarse operator are computed before its check is
+  // known (a bad diagonal gives infinities there, then the error below).
+  Array<size_type> first_bad(exec, static_cast<size_type>(L), ks::no_bad_cell);
   for (int l = 0; l < L; ++l) {
     const StructMatrix<T>& Al = D.matrix(l);
     const auto geo = detail::geometry(Al.grid(), 0);
@@ -445,13 +461,10 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
       singular_coarsest = constants_in_null_space || Al.coefficients().to_vector()[center] == T{0};
       if (singular_coarsest) D.info[static_cast<std::size_t>(l)].relaxed = false;
     }
-    const size_type bad = singular_coarsest ? -1 : exec.visit([&](const auto& e) {
-      return ks::bad_diagonal(e, geo, Al.coefficients().data(), center);
-    });
-    if (bad >= 0) {
-      throw invalid_argument(std::string(who) + ": the diagonal of level " + std::to_string(l) +
-                             " is zero, subnormal or not finite at cell " + std::to_string(bad) +
-                             " (x fastest); PFMG's smoothers divide by it");
+    if (!singular_coarsest) {
+      exec.visit([&](const auto& e) {
+        ks::bad_diagonal(e, geo, Al.coefficients().data(), center, first_bad.data() + l);
+      });
     }
     if (l == L - 1) break;
     const int cdir = D.info[static_cast<std::size_t>(l)].coarsening_direction;
@@ -488,6 +501,15 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     D.info[static_cast<std::size_t>(l + 1)].stencil_size = D.coarse.back().stencil().size();
   }
   D.info[0].stencil_size = D.A0->stencil().size();
+  const std::vector<size_type> bad = first_bad.to_vector();
+  for (int l = 0; l < L; ++l) {
+    if (bad[static_cast<std::size_t>(l)] != ks::no_bad_cell) {
+      throw invalid_argument(std::string(who) + ": the diagonal of level " + std::to_string(l) +
+                             " is zero, subnormal or not finite at cell " +
+                             std::to_string(bad[static_cast<std::size_t>(l)]) +
+                             " (x fastest); PFMG's smoothers divide by it");
+    }
+  }
 
   // 4. The cycles: the double one on the operators above, and where the
   //    precision asks for it, a float one on rounded copies of them.
@@ -741,8 +763,18 @@ void Pfmg<T>::cycle(const StructVector<T>& b, StructVector<T>& x) const {
 
 template <class T>
 void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
+  apply_and_dot(b, x, false);
+}
+
+template <class T>
+T Pfmg<T>::apply_dot(const Vector<T>& b, Vector<T>& x) const {
+  return apply_and_dot(b, x, true);
+}
+
+template <class T>
+T Pfmg<T>::apply_and_dot(const Vector<T>& b, Vector<T>& x, bool want_dot) const {
   Data& D = *data_;
-  const char* who = "Pfmg::apply";
+  const char* who = want_dot ? "Pfmg::apply_dot" : "Pfmg::apply";
   check_location(executor(), b.executor(), "b", who);
   check_location(executor(), x.executor(), "x", who);
   if (b.size() != rows() || x.size() != rows()) {
@@ -756,7 +788,7 @@ void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
     D.full.written[0] = 0;  // from x = 0
     run_cycle(D.full, D.info, D.params, D.coarsest_repeats);
     D.full.x[0].copy_to(x);
-    return;
+    return want_dot ? dot(b, x) : T{0};
   }
   // b scaled by a power of two into float's range (and its ghosted
   // layout), x scaled back.
@@ -770,8 +802,13 @@ void Pfmg<T>::apply(const Vector<T>& b, Vector<T>& x) const {
   C.b[0].update_ghosts();
   C.written[0] = 0;
   run_cycle(C, D.info, D.params, D.coarsest_repeats);
-  executor().visit([&](const auto& ex) {
+  return executor().visit([&](const auto& ex) {
+    if (want_dot) {
+      return ks::convert_box_dot(ex, geo.extent(), plain, x.data(), ghosted,
+                                 C.x[0].data().data(), -e, plain, b.data());
+    }
     ks::convert_box(ex, geo.extent(), plain, x.data(), ghosted, C.x[0].data().data(), -e);
+    return T{0};
   });
 }
 

@@ -37,9 +37,12 @@ template <class Exec, class T, class I>
 void scatter(const Exec& exec, const T* src, const I* map, T* dst, size_type n);
 
 /// out[i] = To(in[i] * 2^exponent) (scaled exactly in double), i < n;
-/// returns how many finite in[i] gave an infinite out[i] (beyond To's
-/// range).
+/// *beyond (exec's memory) = how many finite in[i] gave an infinite out[i]
+/// (beyond To's range), written in stream order without waiting: a caller
+/// converting many arrays reads all the counts back at once. A null
+/// `beyond`: no count (a plain pass over the values).
 template <class Exec, class From, class To>
-size_type convert(const Exec& exec, const From* in, To* out, size_type n, int exponent);
+void convert(const Exec& exec, const From* in, To* out, size_type n, int exponent,
+             size_type* beyond);
 
 }  // namespace strata::kernels::base

@@ -74,11 +74,18 @@ void scatter(const Exec& exec, const T* src, const I* map, T* dst, size_type n) 
 }
 
 template <class Exec, class From, class To>
-size_type convert(const Exec& exec, const From* in, To* out, size_type n, int exponent) {
+void convert(const Exec& exec, const From* in, To* out, size_type n, int exponent,
+             size_type* beyond) {
   // One pass: the conversion and its overflow count (each i is visited once).
   // ldexp scales exactly, subnormal inputs included (a factor 2^1030 is not
   // a double, a shift of the exponent by 1030 is).
-  return transform_reduce(
+  if (beyond == nullptr) {
+    parallel_for(exec, n, [=] STRATA_HD(size_type i) {
+      out[i] = static_cast<To>(ldexp(static_cast<double>(in[i]), exponent));
+    });
+    return;
+  }
+  transform_reduce_to(
       exec, n, size_type{0},
       [=] STRATA_HD(size_type i) -> size_type {
         const From v = in[i];
@@ -87,7 +94,7 @@ size_type convert(const Exec& exec, const From* in, To* out, size_type n, int ex
         // Finite in, infinite out: |v| beyond To's range (NaN fails both tests).
         return (v - v == From{0} && !(w - w == To{0})) ? 1 : 0;
       },
-      ops::Plus{});
+      ops::Plus{}, beyond);
 }
 
 }  // namespace strata::kernels::base

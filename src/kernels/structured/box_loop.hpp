@@ -131,22 +131,20 @@ void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
   }
 }
 
-/// op-reduction of f(i0, i1, i2, layouts(...)...) over `extent`, in the
-/// fixed order of transform_reduce.
+/// op-reduction of f(i0, i1, i2, layouts(...)...) over `extent`, in an
+/// order fixed by the extent (transform_reduce_box: on the device a 3D
+/// launch, on the host chunks of consecutive points; neither divides an
+/// index per point). f may also write: a kernel and a reduction of its
+/// results in one pass (a product and a dot).
 template <class Exec, class T, class F, class Op, class... Layouts>
 T box_reduce(const Exec& exec, const Extent& extent, T identity, F f, Op op, Layouts... layouts) {
   static_assert((std::is_same_v<Layouts, BoxLayout> && ...), "box_reduce takes BoxLayouts");
   constexpr std::size_t N = sizeof...(Layouts);
   const detail::LayoutList<N> list{{layouts...}};
   using Seq = std::make_index_sequence<N>;
-  const size_type n0 = extent.n[0], n01 = extent.n[0] * extent.n[1];
-  return transform_reduce(
-      exec, extent.volume(), identity,
-      [=] STRATA_HD(size_type t) -> T {
-        const size_type i2 = t / n01;
-        const size_type rest = t - i2 * n01;
-        const size_type i1 = rest / n0;
-        const size_type i0 = rest - i1 * n0;
+  return transform_reduce_box(
+      exec, extent.n[0], extent.n[1], extent.n[2], identity,
+      [=] STRATA_HD(size_type i0, size_type i1, size_type i2) -> T {
         return detail::call_at(f, i0, i1, i2, list, Seq{});
       },
       op);

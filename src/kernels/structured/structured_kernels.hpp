@@ -8,6 +8,7 @@
 // entry-major: coefficient e of cell p is coef[e * points + p].
 
 #include <array>
+#include <limits>
 
 #include "kernels/structured/box_loop.hpp"
 #include "strata/core/executor.hpp"
@@ -70,6 +71,14 @@ template <class Exec, class To, class From>
 void convert_box(const Exec& exec, Extent extent, BoxLayout dst_layout, To* dst,
                  BoxLayout src_layout, const From* src, int exponent);
 
+/// convert_box, returning sum over the points of w(p) dst(p) (w in its own
+/// layout) from the same pass: a single-precision cycle's result leaving
+/// it as z = M r with r^T z (CG's next r^T z without reading r and z again).
+template <class Exec, class To, class From>
+To convert_box_dot(const Exec& exec, Extent extent, BoxLayout dst_layout, To* dst,
+                   BoxLayout src_layout, const From* src, int exponent, BoxLayout w_layout,
+                   const To* w);
+
 /// dst(p) = value over `extent`.
 template <class Exec, class T>
 void fill_box(const Exec& exec, Extent extent, BoxLayout layout, T* dst, T value);
@@ -92,6 +101,12 @@ void stencil_product(const Exec& exec, Geometry geo, const Shape& shape, const T
 template <class Exec, class T>
 void stencil_product_compact(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
                              std::array<bool, 3> periodic, const T* x, T* y);
+
+/// The same product, returning x^T y from the same pass (CG's p^T A p
+/// without reading p and A p again).
+template <class Exec, class T>
+T stencil_product_compact_dot(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
+                              std::array<bool, 3> periodic, const T* x, T* y);
 
 /// The product of a symmetrically stored matrix (strata::structured::Storage
 /// ::symmetric): y = alpha (A x) + beta z with
@@ -234,10 +249,15 @@ template <class Exec, class T>
 void merge_entries(const Exec& exec, Geometry geo, int entries, EntryMap map, int merged_entries,
                    const T* coef, T* merged);
 
-/// Smallest (and first) cell whose coefficient `center` is zero, subnormal
-/// (its reciprocal overflows) or not finite, -1 when none.
+/// What bad_diagonal writes when every diagonal is usable.
+inline constexpr size_type no_bad_cell = std::numeric_limits<size_type>::max();
+
+/// *first (exec's memory) = the smallest (and first) cell whose coefficient
+/// `center` is zero, subnormal (its reciprocal overflows) or not finite,
+/// no_bad_cell when none; written in stream order without waiting, so that
+/// a setup checks every level's diagonal and waits once.
 template <class Exec, class T>
-size_type bad_diagonal(const Exec& exec, Geometry geo, const T* coef, int center);
+void bad_diagonal(const Exec& exec, Geometry geo, const T* coef, int center, size_type* first);
 
 /// Entries per CSR row of a structured matrix: the entries reaching a cell
 /// inside the grid (after wrapping periodic directions).

@@ -72,6 +72,29 @@ __global__ void __launch_bounds__(reduce_block)
   if (threadIdx.x == 0) *result = op(identity, block_result);
 }
 
+/// Partial reductions of map(i, j, k) over a box, one per block of
+/// reduce_block threads: 2^log2_bx consecutive i by reduce_block >> log2_bx
+/// consecutive j, each thread taking k = blockIdx.z, + gridDim.z, ... (so
+/// that the number of partial results stays small for any depth).
+template <class T, class Map, class Op>
+__global__ void __launch_bounds__(reduce_block)
+    reduce_cells_kernel(int n0, int n1, int n2, int log2_bx, T identity, Map map, Op op,
+                        T* partial) {
+  const int t = static_cast<int>(threadIdx.x);
+  const int i = (static_cast<int>(blockIdx.x) << log2_bx) + (t & ((1 << log2_bx) - 1));
+  const int j = static_cast<int>(blockIdx.y) * (reduce_block >> log2_bx) + (t >> log2_bx);
+  T acc = identity;
+  if (i < n0 && j < n1) {
+    for (int k = static_cast<int>(blockIdx.z); k < n2; k += static_cast<int>(gridDim.z)) {
+      acc = op(acc, map(size_type{i}, size_type{j}, size_type{k}));
+    }
+  }
+  using BlockReduce = cub::BlockReduce<T, reduce_block>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const T block_result = BlockReduce(storage).Reduce(acc, op);
+  if (t == 0) partial[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] = block_result;
+}
+
 /// A thread per entry k, which finds its row by binary search in ptr (the
 /// last i with ptr[i] <= k, so empty rows are skipped): coalesced reads and
 /// writes of the entries whatever the row lengths, where a thread per row
@@ -172,6 +195,78 @@ T transform_reduce(const CudaExec& exec, size_type n, T identity, Map map, Op op
       cudaMemcpyAsync(&result, partial + blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
   STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;
+}
+
+/// op-reduction of map(i, j, k) over an n0 x n1 x n2 box; blocks until
+/// done. The cells come from the block and thread indices (no division per
+/// cell, as in parallel_for_box); the grid depends on the extents only, so a
+/// run repeats bit for bit. A box beyond the grid limits takes the flat
+/// reduction with the index divided per cell.
+template <class T, class Map, class Op>
+T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_type n2,
+                       T identity, Map map, Op op) {
+  using namespace cuda_detail;
+  if (n0 <= 0 || n1 <= 0 || n2 <= 0) return identity;
+  int log2_bx = 0;
+  while (log2_bx < 8 && (size_type{1} << log2_bx) < n0) ++log2_bx;
+  const size_type bx = size_type{1} << log2_bx, by = reduce_block / bx;
+  const size_type gx = (n0 + bx - 1) / bx, gy = (n1 + by - 1) / by;
+  if (n0 > 0x7fffffff || n1 > 0x7fffffff || n2 > 0x7fffffff || gx > 0x7fffffff || gy > 65535) {
+    const size_type n01 = n0 * n1;
+    return transform_reduce(
+        exec, n01 * n2, identity,
+        [=] STRATA_HD(size_type t) {
+          const size_type i2 = t / n01, rest = t - i2 * n01, i1 = rest / n0;
+          return map(rest - i1 * n0, i1, i2);
+        },
+        op);
+  }
+  // About two blocks per partial slot of the flat reduction: enough blocks
+  // to fill the device, few partial results for the final block.
+  const size_type gz = std::clamp<size_type>(2 * reduce_max_blocks / (gx * gy), 1,
+                                             std::min<size_type>(n2, 65535));
+  const size_type blocks = gx * gy * gz;
+  activate(exec);
+  ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks + 1));
+  T* partial = scratch.as<T>();
+  cudaStream_t stream = stream_of(exec);
+  reduce_cells_kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
+                             static_cast<unsigned>(gz)),
+                        reduce_block, 0, stream>>>(static_cast<int>(n0), static_cast<int>(n1),
+                                                   static_cast<int>(n2), log2_bx, identity, map,
+                                                   op, partial);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
+                                                      partial, partial + blocks);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  T result;
+  STRATA_CUDA_CHECK(
+      cudaMemcpyAsync(&result, partial + blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+/// The same reduction, left on the device: *result (device memory) is
+/// written in stream order and nothing waits. A setup that checks many
+/// arrays (one per level) gathers the results and waits once.
+template <class T, class Map, class Op>
+void transform_reduce_to(const CudaExec& exec, size_type n, T identity, Map map, Op op,
+                         T* result) {
+  using namespace cuda_detail;
+  activate(exec);
+  cudaStream_t stream = stream_of(exec);
+  const size_type blocks =
+      std::max<size_type>(1, std::min<size_type>((n + reduce_block - 1) / reduce_block,
+                                                 reduce_max_blocks));
+  // Freed in stream order (cudaFreeAsync): safe with the kernels in flight.
+  ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks));
+  T* partial = scratch.as<T>();
+  reduce_partials_kernel<<<static_cast<unsigned>(blocks), reduce_block, 0, stream>>>(
+      n, identity, map, op, partial);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
+                                                      partial, result);
+  STRATA_CUDA_CHECK(cudaGetLastError());
 }
 
 /// out[i] = in[0] + ... + in[i-1]; returns the total. `out` may equal `in`.

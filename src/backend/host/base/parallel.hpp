@@ -93,6 +93,47 @@ T transform_reduce(const HostExec& exec, size_type n, T identity, Map&& map, Op 
   return result;
 }
 
+/// op-reduction of map(i0, i1, i2) over an n0 x n1 x n2 box (i0 fastest),
+/// in the order of transform_reduce over the flattened index (chunks of
+/// consecutive cells; one division per chunk, not per cell).
+template <class T, class Map, class Op>
+T transform_reduce_box(const HostExec& exec, size_type n0, size_type n1, size_type n2,
+                       T identity, Map&& map, Op op) {
+  const size_type n01 = n0 * n1, n = n01 * n2;
+  if (n <= 0) return identity;
+  const size_type chunk = host_detail::reduction_chunk;
+  const size_type chunks = (n + chunk - 1) / chunk;
+  std::vector<T> partial(static_cast<std::size_t>(chunks), identity);
+  host_detail::for_each_task(exec, chunks, [&](size_type c) {
+    size_type t = c * chunk;
+    const size_type end = std::min(n, t + chunk);
+    size_type i2 = t / n01, i1 = (t - i2 * n01) / n0, i0 = t - i2 * n01 - i1 * n0;
+    T acc = identity;
+    for (; t < end; ++t) {
+      acc = op(acc, map(i0, i1, i2));
+      if (++i0 == n0) {
+        i0 = 0;
+        if (++i1 == n1) {
+          i1 = 0;
+          ++i2;
+        }
+      }
+    }
+    partial[static_cast<std::size_t>(c)] = acc;
+  });
+  T result = identity;
+  for (const T& p : partial) result = op(result, p);
+  return result;
+}
+
+/// The same reduction written to *result: the device's form (which leaves
+/// the result in device memory without waiting) has this signature.
+template <class T, class Map, class Op>
+void transform_reduce_to(const HostExec& exec, size_type n, T identity, Map&& map, Op op,
+                         T* result) {
+  *result = transform_reduce(exec, n, identity, std::forward<Map>(map), op);
+}
+
 /// out[i] = in[0] + ... + in[i-1]; returns the total. `out` may equal `in`.
 template <class T>
 T exclusive_scan(const HostExec& exec, const T* in, T* out, size_type n) {
