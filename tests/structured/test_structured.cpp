@@ -278,8 +278,9 @@ TEST_P(StructuredMatrix, ProductMatchesDefinitionAndCsr) {
 
 TEST_P(StructuredMatrix, ApplyDotIsTheProductAndItsDot) {
   // The fused product and dot against apply() and dot(), on boxes that take
-  // each shape of the box reduction: narrow and wide rows, a deep box whose
-  // threads take several planes each (300 x 70 x 30), 2D, periodic (the
+  // each shape of the box reduction: narrow and wide rows (300 x 70 x 30:
+  // two blocks per row), a deep box whose threads take several planes each
+  // (5 x 3 x 9000: more planes than the device launches), 2D, periodic (the
   // wrapping row) and symmetric storage (apply, then dot).
   const auto e = exec();
   struct Case {
@@ -289,6 +290,7 @@ TEST_P(StructuredMatrix, ApplyDotIsTheProductAndItsDot) {
   const std::vector<Case> cases = {
       {StructGrid::from_extents(3, {7, 5, 4}), Stencil::seven_point()},
       {StructGrid::from_extents(3, {300, 70, 30}), Stencil::seven_point()},
+      {StructGrid::from_extents(3, {5, 3, 9000}), Stencil::seven_point()},
       {StructGrid::from_extents(3, {6, 5, 4}, {true, false, true}), box27()},
       {StructGrid::from_extents(2, {9, 7, 1}), Stencil::five_point()},
   };
