@@ -310,8 +310,8 @@ TEST_P(StructuredMatrix, ApplyDotIsTheProductAndItsDot) {
   }
   // Symmetric storage: the same through the generic apply + dot.
   const StructGrid grid = StructGrid::from_extents(3, {6, 5, 4});
-  auto S = std::make_shared<StructMatrix<double>>(e, grid, Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}),
-                                                  Storage::symmetric);
+  auto S = std::make_shared<StructMatrix<double>>(
+      e, grid, Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}), Storage::symmetric);
   S->coefficients() = Array<double>(e, test::random_values(3 * grid.points(), 98));
   const StructOperator<double> sym(S);
   const Vector<double> x(Array<double>(e, test::random_values(grid.points(), 99)));

@@ -804,8 +804,8 @@ T Pfmg<T>::apply_and_dot(const Vector<T>& b, Vector<T>& x, bool want_dot) const 
   run_cycle(C, D.info, D.params, D.coarsest_repeats);
   return executor().visit([&](const auto& ex) {
     if (want_dot) {
-      return ks::convert_box_dot(ex, geo.extent(), plain, x.data(), ghosted,
-                                 C.x[0].data().data(), -e, plain, b.data());
+      return ks::convert_box_dot(ex, geo.extent(), plain, x.data(), ghosted, C.x[0].data().data(),
+                                 -e, plain, b.data());
     }
     ks::convert_box(ex, geo.extent(), plain, x.data(), ghosted, C.x[0].data().data(), -e);
     return T{0};

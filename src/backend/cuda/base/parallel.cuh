@@ -92,7 +92,8 @@ __global__ void __launch_bounds__(reduce_block)
   using BlockReduce = cub::BlockReduce<T, reduce_block>;
   __shared__ typename BlockReduce::TempStorage storage;
   const T block_result = BlockReduce(storage).Reduce(acc, op);
-  if (t == 0) partial[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] = block_result;
+  if (t == 0)
+    partial[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] = block_result;
 }
 
 /// A thread per entry k, which finds its row by binary search in ptr (the
@@ -203,8 +204,8 @@ T transform_reduce(const CudaExec& exec, size_type n, T identity, Map map, Op op
 /// run repeats bit for bit. A box beyond the grid limits takes the flat
 /// reduction with the index divided per cell.
 template <class T, class Map, class Op>
-T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_type n2,
-                       T identity, Map map, Op op) {
+T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_type n2, T identity,
+                       Map map, Op op) {
   using namespace cuda_detail;
   if (n0 <= 0 || n1 <= 0 || n2 <= 0) return identity;
   int log2_bx = 0;
@@ -223,8 +224,8 @@ T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_ty
   }
   // About two blocks per partial slot of the flat reduction: enough blocks
   // to fill the device, few partial results for the final block.
-  const size_type gz = std::clamp<size_type>(2 * reduce_max_blocks / (gx * gy), 1,
-                                             std::min<size_type>(n2, 65535));
+  const size_type gz =
+      std::clamp<size_type>(2 * reduce_max_blocks / (gx * gy), 1, std::min<size_type>(n2, 65535));
   const size_type blocks = gx * gy * gz;
   activate(exec);
   ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks + 1));
@@ -233,8 +234,8 @@ T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_ty
   reduce_cells_kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy),
                              static_cast<unsigned>(gz)),
                         reduce_block, 0, stream>>>(static_cast<int>(n0), static_cast<int>(n1),
-                                                   static_cast<int>(n2), log2_bx, identity, map,
-                                                   op, partial);
+                                                   static_cast<int>(n2), log2_bx, identity, map, op,
+                                                   partial);
   STRATA_CUDA_CHECK(cudaGetLastError());
   reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
                                                       partial, partial + blocks);
@@ -250,14 +251,12 @@ T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_ty
 /// written in stream order and nothing waits. A setup that checks many
 /// arrays (one per level) gathers the results and waits once.
 template <class T, class Map, class Op>
-void transform_reduce_to(const CudaExec& exec, size_type n, T identity, Map map, Op op,
-                         T* result) {
+void transform_reduce_to(const CudaExec& exec, size_type n, T identity, Map map, Op op, T* result) {
   using namespace cuda_detail;
   activate(exec);
   cudaStream_t stream = stream_of(exec);
-  const size_type blocks =
-      std::max<size_type>(1, std::min<size_type>((n + reduce_block - 1) / reduce_block,
-                                                 reduce_max_blocks));
+  const size_type blocks = std::max<size_type>(
+      1, std::min<size_type>((n + reduce_block - 1) / reduce_block, reduce_max_blocks));
   // Freed in stream order (cudaFreeAsync): safe with the kernels in flight.
   ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks));
   T* partial = scratch.as<T>();

@@ -97,8 +97,8 @@ T transform_reduce(const HostExec& exec, size_type n, T identity, Map&& map, Op 
 /// in the order of transform_reduce over the flattened index (chunks of
 /// consecutive cells; one division per chunk, not per cell).
 template <class T, class Map, class Op>
-T transform_reduce_box(const HostExec& exec, size_type n0, size_type n1, size_type n2,
-                       T identity, Map&& map, Op op) {
+T transform_reduce_box(const HostExec& exec, size_type n0, size_type n1, size_type n2, T identity,
+                       Map&& map, Op op) {
   const size_type n01 = n0 * n1, n = n01 * n2;
   if (n <= 0) return identity;
   const size_type chunk = host_detail::reduction_chunk;
