@@ -174,28 +174,60 @@ void for_each_row_entry(const CudaExec& exec, size_type rows, offset_type nnz,
   STRATA_CUDA_CHECK(cudaGetLastError());
 }
 
+namespace cuda_detail {
+/// A value of device memory on the host, after what the stream has queued.
+template <class T>
+T read_back(cudaStream_t stream, const T* value) {
+  T result;
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(&result, value, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+/// Blocks of the first pass of a flat reduction of n values (at least one).
+inline size_type reduce_blocks(size_type n) {
+  return std::max<size_type>(
+      1, std::min<size_type>((n + reduce_block - 1) / reduce_block, reduce_max_blocks));
+}
+
+/// The two passes of a flat reduction: `blocks` partial results into
+/// partial[0, blocks), then their combination into *result.
+template <class T, class Map, class Op>
+void reduce_flat(cudaStream_t stream, size_type n, size_type blocks, T identity, Map map, Op op,
+                 T* partial, T* result) {
+  reduce_partials_kernel<<<static_cast<unsigned>(blocks), reduce_block, 0, stream>>>(
+      n, identity, map, op, partial);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+  reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
+                                                      partial, result);
+  STRATA_CUDA_CHECK(cudaGetLastError());
+}
+}  // namespace cuda_detail
+
 /// op-reduction of map(i) over [0, n) from `identity`; blocks until done.
 template <class T, class Map, class Op>
 T transform_reduce(const CudaExec& exec, size_type n, T identity, Map map, Op op) {
   using namespace cuda_detail;
   if (n <= 0) return identity;
   activate(exec);
-  const size_type blocks = std::min<size_type>((n + reduce_block - 1) / reduce_block,
-                                               reduce_max_blocks);
+  const size_type blocks = reduce_blocks(n);
   ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks + 1));
   T* partial = scratch.as<T>();
-  cudaStream_t stream = stream_of(exec);
-  reduce_partials_kernel<<<static_cast<unsigned>(blocks), reduce_block, 0, stream>>>(
-      n, identity, map, op, partial);
-  STRATA_CUDA_CHECK(cudaGetLastError());
-  reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
-                                                      partial, partial + blocks);
-  STRATA_CUDA_CHECK(cudaGetLastError());
-  T result;
-  STRATA_CUDA_CHECK(
-      cudaMemcpyAsync(&result, partial + blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return result;
+  reduce_flat(stream_of(exec), n, blocks, identity, map, op, partial, partial + blocks);
+  return read_back(stream_of(exec), partial + blocks);
+}
+
+/// The same reduction, left on the device: *result (device memory) is
+/// written in stream order and nothing waits. A setup that checks many
+/// arrays (one per level) gathers the results and waits once.
+template <class T, class Map, class Op>
+void transform_reduce_to(const CudaExec& exec, size_type n, T identity, Map map, Op op, T* result) {
+  using namespace cuda_detail;
+  activate(exec);
+  const size_type blocks = reduce_blocks(n);
+  // Freed in stream order (cudaFreeAsync): safe with the kernels in flight.
+  ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks));
+  reduce_flat(stream_of(exec), n, blocks, identity, map, op, scratch.as<T>(), result);
 }
 
 /// op-reduction of map(i, j, k) over an n0 x n1 x n2 box; blocks until
@@ -240,32 +272,7 @@ T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_ty
   reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
                                                       partial, partial + blocks);
   STRATA_CUDA_CHECK(cudaGetLastError());
-  T result;
-  STRATA_CUDA_CHECK(
-      cudaMemcpyAsync(&result, partial + blocks, sizeof(T), cudaMemcpyDeviceToHost, stream));
-  STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return result;
-}
-
-/// The same reduction, left on the device: *result (device memory) is
-/// written in stream order and nothing waits. A setup that checks many
-/// arrays (one per level) gathers the results and waits once.
-template <class T, class Map, class Op>
-void transform_reduce_to(const CudaExec& exec, size_type n, T identity, Map map, Op op, T* result) {
-  using namespace cuda_detail;
-  activate(exec);
-  cudaStream_t stream = stream_of(exec);
-  const size_type blocks = std::max<size_type>(
-      1, std::min<size_type>((n + reduce_block - 1) / reduce_block, reduce_max_blocks));
-  // Freed in stream order (cudaFreeAsync): safe with the kernels in flight.
-  ScratchBuffer scratch(exec, sizeof(T) * static_cast<std::size_t>(blocks));
-  T* partial = scratch.as<T>();
-  reduce_partials_kernel<<<static_cast<unsigned>(blocks), reduce_block, 0, stream>>>(
-      n, identity, map, op, partial);
-  STRATA_CUDA_CHECK(cudaGetLastError());
-  reduce_final_kernel<<<1, reduce_block, 0, stream>>>(static_cast<int>(blocks), identity, op,
-                                                      partial, result);
-  STRATA_CUDA_CHECK(cudaGetLastError());
+  return read_back(stream, partial + blocks);
 }
 
 /// out[i] = in[0] + ... + in[i-1]; returns the total. `out` may equal `in`.
