@@ -347,14 +347,16 @@ RowwiseCoarseProduct<T>::RowwiseCoarseProduct(const CsrMatrix<T>& R, const CsrMa
   const size_type coarse = P.cols();
   Array<offset_type> row_ptr;
   Array<index_type> col_idx;
+  Array<T> values;
+  // Pattern and values in one pass; recompute() sums the same way.
   exec.visit([&](const auto& e) {
     if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
-      agg::galerkin_rows_pattern(e, coarse, R.row_ptr().data(), R.col_idx().data(),
-                                 A.row_ptr().data(), A.col_idx().data(), P.row_ptr().data(),
-                                 P.col_idx().data(), row_ptr, col_idx);
+      agg::galerkin_rows_product(e, coarse, R.row_ptr().data(), R.col_idx().data(),
+                                 R.values().data(), A.row_ptr().data(), A.col_idx().data(),
+                                 A.values().data(), P.row_ptr().data(), P.col_idx().data(),
+                                 P.values().data(), row_ptr, col_idx, values);
     }
   });
-  Array<T> values(exec, col_idx.size());
   Ac_ = std::make_shared<CsrMatrix<T>>(coarse, coarse, std::move(row_ptr), std::move(col_idx),
                                        std::move(values));
   op_ = std::make_shared<const CsrOperator<T>>(Ac_);
@@ -363,7 +365,6 @@ RowwiseCoarseProduct<T>::RowwiseCoarseProduct(const CsrMatrix<T>& R, const CsrMa
   a_nnz_ = A.nnz();
   p_cols_ = P.cols();
   p_nnz_ = P.nnz();
-  recompute(R, A, P);
 }
 
 template <class T>

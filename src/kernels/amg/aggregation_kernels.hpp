@@ -388,13 +388,19 @@ void galerkin_values(const Exec& exec, size_type rows, size_type coarse_nnz,
 // P's entries in stored order), so the result does not depend on the
 // thread count.
 
-/// A_c's pattern: row_ptr (n_c + 1 entries) and each row's columns, sorted.
-/// R is n_c x n (P^T), A n x n, P n x n_c.
-void galerkin_rows_pattern(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
-                           const index_type* r_col_idx, const offset_type* a_row_ptr,
-                           const index_type* a_col_idx, const offset_type* p_row_ptr,
-                           const index_type* p_col_idx, Array<offset_type>& row_ptr,
-                           Array<index_type>& col_idx);
+/// A_c's pattern and values in one pass over R A P (the first product of a
+/// setup): each thread collects its rows' (column, sum) pairs, sorts each
+/// row by column, and copies them into place after the row counts are
+/// scanned. The sums are those of galerkin_rows_values, bit for bit (each
+/// (I, J) summed from zero in the same order).
+template <class T>
+void galerkin_rows_product(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
+                           const index_type* r_col_idx, const T* r_values,
+                           const offset_type* a_row_ptr, const index_type* a_col_idx,
+                           const T* a_values, const offset_type* p_row_ptr,
+                           const index_type* p_col_idx, const T* p_values,
+                           Array<offset_type>& row_ptr, Array<index_type>& col_idx,
+                           Array<T>& values);
 
 /// A_c's values on that pattern: ac[I, J] = sum over i in R's row I, j in
 /// A's row i, J in P's row j of r_Ii a_ij p_jJ.

@@ -76,49 +76,6 @@ size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g
   return rounds;
 }
 
-void galerkin_rows_pattern(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
-                           const index_type* r_col_idx, const offset_type* a_row_ptr,
-                           const index_type* a_col_idx, const offset_type* p_row_ptr,
-                           const index_type* p_col_idx, Array<offset_type>& row_ptr,
-                           Array<index_type>& col_idx) {
-  row_ptr = Array<offset_type>(exec, coarse + 1);
-  offset_type* ptr = row_ptr.data();
-  // The columns J reached from row I, each once: marker[J] == I once seen.
-  const auto visit = [&](size_type I, index_type* marker, auto&& found) {
-    for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
-      const index_type i = r_col_idx[q];
-      for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
-        const index_type j = a_col_idx[k];
-        for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t) {
-          const index_type J = p_col_idx[t];
-          if (marker[J] != static_cast<index_type>(I)) {
-            marker[J] = static_cast<index_type>(I);
-            found(J);
-          }
-        }
-      }
-    }
-  };
-  for_each_share(exec, coarse, coarse, [&](size_type first, size_type last, index_type* marker) {
-    for (size_type I = first; I < last; ++I) {
-      offset_type count = 0;
-      visit(I, marker, [&](index_type) { ++count; });
-      ptr[I] = count;
-    }
-  });
-  ptr[coarse] = 0;
-  const offset_type nnz = exclusive_scan(row_ptr, row_ptr);
-  col_idx = Array<index_type>(exec, nnz);
-  index_type* cols = col_idx.data();
-  for_each_share(exec, coarse, coarse, [&](size_type first, size_type last, index_type* marker) {
-    for (size_type I = first; I < last; ++I) {
-      offset_type at = ptr[I];
-      visit(I, marker, [&](index_type J) { cols[at++] = J; });
-      std::sort(cols + ptr[I], cols + ptr[I + 1]);
-    }
-  });
-}
-
 template <class T>
 void galerkin_rows_values(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
                           const index_type* r_col_idx, const T* r_values,
@@ -150,6 +107,75 @@ void galerkin_rows_values(const HostExec& exec, size_type coarse, const offset_t
     }
   });
 }
+
+template <class T>
+void galerkin_rows_product(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
+                           const index_type* r_col_idx, const T* r_values,
+                           const offset_type* a_row_ptr, const index_type* a_col_idx,
+                           const T* a_values, const offset_type* p_row_ptr,
+                           const index_type* p_col_idx, const T* p_values,
+                           Array<offset_type>& row_ptr, Array<index_type>& col_idx,
+                           Array<T>& values) {
+  struct Entry {
+    index_type column;
+    T value;
+  };
+  const size_type shares = std::max<size_type>(
+      1, std::min<size_type>(host_detail::thread_count(exec), coarse / 256 + 1));
+  std::vector<std::vector<Entry>> found(static_cast<std::size_t>(shares));
+  row_ptr = Array<offset_type>(exec, coarse + 1);
+  offset_type* ptr = row_ptr.data();
+  host_detail::for_each_task(exec, shares, [&](size_type s) {
+    const size_type first = coarse * s / shares, last = coarse * (s + 1) / shares;
+    std::vector<Entry>& entries = found[static_cast<std::size_t>(s)];
+    // where[J]: J's place in `entries`, current in row I when >= begin.
+    std::vector<std::int64_t> where(static_cast<std::size_t>(coarse), -1);
+    for (size_type I = first; I < last; ++I) {
+      const auto begin = static_cast<std::int64_t>(entries.size());
+      for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
+        const index_type i = r_col_idx[q];
+        const T r = r_values[q];
+        for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
+          const index_type j = a_col_idx[k];
+          const T ra = r * a_values[k];
+          for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t) {
+            const index_type J = p_col_idx[t];
+            std::int64_t& at = where[static_cast<std::size_t>(J)];
+            if (at < begin) {
+              at = static_cast<std::int64_t>(entries.size());
+              entries.push_back({J, T{0}});
+            }
+            entries[static_cast<std::size_t>(at)].value += ra * p_values[t];
+          }
+        }
+      }
+      std::sort(entries.begin() + begin, entries.end(),
+                [](const Entry& a, const Entry& b) { return a.column < b.column; });
+      ptr[I] = static_cast<offset_type>(static_cast<std::int64_t>(entries.size()) - begin);
+    }
+  });
+  ptr[coarse] = 0;
+  const offset_type nnz = exclusive_scan(row_ptr, row_ptr);
+  col_idx = Array<index_type>(exec, nnz);
+  values = Array<T>(exec, nnz);
+  index_type* cols = col_idx.data();
+  T* vals = values.data();
+  // Each share's rows are contiguous, so are its entries in the result.
+  host_detail::for_each_task(exec, shares, [&](size_type s) {
+    const std::vector<Entry>& entries = found[static_cast<std::size_t>(s)];
+    const offset_type at = ptr[coarse * s / shares];
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      cols[at + static_cast<offset_type>(e)] = entries[e].column;
+      vals[at + static_cast<offset_type>(e)] = entries[e].value;
+    }
+  });
+}
+
+template void galerkin_rows_product(const HostExec&, size_type, const offset_type*,
+                                    const index_type*, const double*, const offset_type*,
+                                    const index_type*, const double*, const offset_type*,
+                                    const index_type*, const double*, Array<offset_type>&,
+                                    Array<index_type>&, Array<double>&);
 
 template void galerkin_rows_values(const HostExec&, size_type, const offset_type*,
                                    const index_type*, const double*, const offset_type*,
