@@ -29,6 +29,36 @@ void for_each_share(const HostExec& exec, size_type rows, size_type width, F&& f
   });
 }
 
+/// MIS(2)'s propagation for the tuples that the open points' decisions
+/// read: theirs and their neighbours'.
+void propagate_read(const HostExec& exec, size_type rows, const offset_type* g_row_ptr,
+                    const index_type* g_col_idx, const std::int8_t* state,
+                    const std::uint32_t* priority, std::uint64_t* tuple,
+                    const std::vector<index_type>& open, std::vector<std::uint8_t>& read,
+                    std::vector<index_type>& rows_read) {
+  // The marks all store 1, so their order does not matter.
+  parallel_for(exec, static_cast<size_type>(open.size()), [&](size_type u) {
+    const index_type i = open[static_cast<std::size_t>(u)];
+    std::atomic_ref<std::uint8_t>(read[static_cast<std::size_t>(i)])
+        .store(1, std::memory_order_relaxed);
+    for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
+      std::atomic_ref<std::uint8_t>(read[static_cast<std::size_t>(g_col_idx[k])])
+          .store(1, std::memory_order_relaxed);
+    }
+  });
+  rows_read.clear();
+  for (size_type i = 0; i < rows; ++i) {
+    if (read[static_cast<std::size_t>(i)]) {
+      rows_read.push_back(static_cast<index_type>(i));
+      read[static_cast<std::size_t>(i)] = 0;
+    }
+  }
+  parallel_for(exec, static_cast<size_type>(rows_read.size()), [&](size_type r) {
+    const index_type i = rows_read[static_cast<std::size_t>(r)];
+    tuple[i] = detail::propagate_row(i, g_row_ptr, g_col_idx, state, priority);
+  });
+}
+
 }  // namespace
 
 size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g_row_ptr,
@@ -43,28 +73,17 @@ size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g
   size_type rounds = 0;
   while (!open.empty() && rounds <= rows) {
     ++rounds;
-    // The tuples this round's decisions read: the open points' and their
-    // neighbours' (the marks all store 1, so their order does not matter).
-    parallel_for(exec, static_cast<size_type>(open.size()), [&](size_type u) {
-      const index_type i = open[static_cast<std::size_t>(u)];
-      std::atomic_ref<std::uint8_t>(read[static_cast<std::size_t>(i)])
-          .store(1, std::memory_order_relaxed);
-      for (offset_type k = g_row_ptr[i]; k < g_row_ptr[i + 1]; ++k) {
-        std::atomic_ref<std::uint8_t>(read[static_cast<std::size_t>(g_col_idx[k])])
-            .store(1, std::memory_order_relaxed);
-      }
-    });
-    rows_read.clear();
-    for (size_type i = 0; i < rows; ++i) {
-      if (read[static_cast<std::size_t>(i)]) {
-        rows_read.push_back(static_cast<index_type>(i));
-        read[static_cast<std::size_t>(i)] = 0;
-      }
+    // While most points are open, nearly every tuple is read: propagate them
+    // all rather than mark which (the marks cost a store per edge; tuples
+    // nobody reads change no decision).
+    if (static_cast<size_type>(open.size()) * 4 > rows) {
+      parallel_for(exec, rows, [&](size_type i) {
+        tuple[i] = detail::propagate_row(i, g_row_ptr, g_col_idx, state, priority);
+      });
+    } else {
+      propagate_read(exec, rows, g_row_ptr, g_col_idx, state, priority, tuple, open, read,
+                     rows_read);
     }
-    parallel_for(exec, static_cast<size_type>(rows_read.size()), [&](size_type r) {
-      const index_type i = rows_read[static_cast<std::size_t>(r)];
-      tuple[i] = detail::propagate_row(i, g_row_ptr, g_col_idx, state, priority);
-    });
     parallel_for(exec, static_cast<size_type>(open.size()), [&](size_type u) {
       const index_type i = open[static_cast<std::size_t>(u)];
       state[i] = detail::decide_row(i, g_row_ptr, g_col_idx, tuple, 0);
