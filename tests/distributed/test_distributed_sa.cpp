@@ -295,6 +295,28 @@ TEST(DistributedSmoothedAggregation, ScalarWithAnEmptyProcessAndResmoothingReset
   EXPECT_EQ(again.info.iterations, first.info.iterations);
 }
 
+/// A theta above every coupling (the 27-point stencil, 1/26 of the
+/// diagonal) falls back to theta 0 on every process together, as the
+/// serial coarsening does, instead of stopping at one level.
+TEST(DistributedSmoothedAggregation, ThetaAboveEveryCouplingFallsBackOnEveryProcess) {
+  const Communicator comm = world();
+  const Executor host = Executor::host();
+  const size_type n = 16;
+  const RowPartition part = test::uneven(comm, n * n * n);
+  auto A = std::make_shared<const DistributedOperator<double>>(
+      gallery::diffusion3d_27pt(part, host, n, n, n));
+  const DistributedReduction<double> reduction(comm);
+  amg::Hierarchy<double> H(A, amg::make_smoothed_aggregation_coarsening<double>({}), chebyshev(),
+                           std::make_shared<const DistributedReduction<double>>(comm));
+  const Outcome o = pcg(*A, H, reduction, block_of(part));
+  EXPECT_TRUE(o.info.converged());
+  EXPECT_GE(o.levels, 2);
+  EXPECT_LE(o.info.iterations, 20);
+  EXPECT_NE(H.summary().coarsening.find("0 where no coupling exceeded it, from level 0"),
+            std::string::npos)
+      << H.summary().coarsening;
+}
+
 /// Agglomeration: the coarse levels below 200 rows gathered onto process 0
 /// (their near-null space moved with their rows, whole nodes of k rows);
 /// the hierarchy still converges as without it.

@@ -481,6 +481,39 @@ TEST(SmoothedAggregation, ScalarSmoothedAggregationBeatsUnsmoothedOnPoisson) {
       << sa.summary().coarsening;
 }
 
+/// A scalar 27-point stencil couples each point to its neighbours at 1/26
+/// of the diagonal, below the default theta 0.05: with nothing strong no
+/// aggregate would form and the hierarchy would be one level. Such a level
+/// is aggregated with theta 0 instead, and the description says so; the
+/// elasticity problem (strong couplings) keeps its theta.
+TEST(SmoothedAggregation, ThetaAboveEveryCouplingFallsBackToZeroNotToOneLevel) {
+  const auto A = gallery::diffusion3d_27pt(Executor::host(), 20, 20, 20);
+  Hierarchy<double> sa(test::shared(A), amg::make_smoothed_aggregation_coarsening<double>({}));
+  const Solve s = pcg(A, sa);
+  std::printf("  diffusion27 20: scalar SA %d levels, complexity %.2f, PCG %d\n", sa.num_levels(),
+              sa.summary().operator_complexity, s.iterations);
+  EXPECT_GE(sa.num_levels(), 3);
+  EXPECT_TRUE(s.converged);
+  EXPECT_LE(s.iterations, 20);  // 18; one level would smooth 20 times and take hundreds
+  EXPECT_NE(
+      sa.summary().coarsening.find("theta 0.05 (0 where no coupling exceeded it, from level 0)"),
+      std::string::npos)
+      << sa.summary().coarsening;
+  // Asked for theta 0 outright: the same hierarchy, no remark.
+  Hierarchy<double> zero(test::shared(A), amg::make_smoothed_aggregation_coarsening<double>(
+                                              {.strength_threshold = 0.0}));
+  EXPECT_EQ(zero.num_levels(), sa.num_levels());
+  EXPECT_EQ(pcg(A, zero).iterations, s.iterations);
+  EXPECT_EQ(zero.summary().coarsening.find("no coupling exceeded"), std::string::npos);
+
+  const auto problem = gallery::elasticity3d(Executor::host(), 8);
+  Hierarchy<double> el(bsr_level(problem.A, 3),
+                       amg::make_smoothed_aggregation_coarsening<double>(
+                           {}, amg::rigid_body_modes(problem.coordinates, 3)));
+  EXPECT_EQ(el.summary().coarsening.find("no coupling exceeded"), std::string::npos)
+      << el.summary().coarsening;
+}
+
 /// Filtering weak connections (theta = 0.1): a sparser P, still converging.
 TEST(SmoothedAggregation, FilteringWeakConnectionsKeepsConvergence) {
   const auto problem = gallery::elasticity3d(Executor::host(), 8, {.poisson_ratio = 0.3});

@@ -81,7 +81,10 @@ struct SmoothedAggregationParams {
   /// hexahedral stencil and gives flat counts (30, 34, 33; 14, 15, 15 with
   /// the scalar Chebyshev) at an operator complexity of about 1.1; 0.2
   /// leaves too many nodes isolated (unaggregated) and fails. Measured in
-  /// issue 23, before the point-block smoothers.
+  /// issue 23, before the point-block smoothers. A level where theta leaves
+  /// no connection strong (a scalar 27-point stencil couples at 1/26 of its
+  /// diagonal) is aggregated with theta 0 instead of ending the hierarchy
+  /// there; the coarsening's name says from which level.
   double strength_threshold = 0.05;
   /// Drop weak connections from the matrix used to smooth P (PETSc/PyAMG
   /// filtering): the weak blocks of a row are removed and their row sums

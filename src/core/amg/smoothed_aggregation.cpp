@@ -201,6 +201,10 @@ struct SaLevel {
   /// The level's matrix as BSR when it came as CSR (block size 1).
   std::shared_ptr<const BsrMatrix<T>> converted;
   Aggregates aggregates;  // of the nodes
+  // The strength threshold this level used, and the strong connections
+  // (edges of the node graph) it found.
+  double theta = 0;
+  size_type strong_edges = 0;
   BsrMatrix<T> tentative;
   // filter_weak: the kept blocks of A (diagonal and strong) and A_f.
   Array<std::uint8_t> keep;
@@ -265,7 +269,11 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                                std::to_string(k));
     }
 
-    strength_and_aggregation(A, level, state, times);
+    strength_and_aggregation(A, level, state, times, params_.strength_threshold);
+    if (needs_theta_zero(state.strong_edges, A.num_blocks() - nodes)) {
+      strength_and_aggregation(A, level, state, times, 0.0);
+    }
+    const double theta = state.theta;
     const size_type count = state.aggregates.count();
     if (count == 0 || count * k >= A.rows()) return std::nullopt;
     Array<T> coarse_B = tentative_prolongator(A, B, k, level, state, times);
@@ -340,6 +348,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       kept.R = std::move(state.R);
       state = std::move(kept);
     }
+    level_theta_.resize(static_cast<std::size_t>(level));
+    level_theta_.push_back(theta);
     levels_.push_back(std::move(state));
     near_null_.push_back(std::move(coarse_B));
     return transfer;
@@ -432,6 +442,14 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     result += ", block " + std::to_string(block_size_ > 0 ? block_size_ : params_.block_size);
     result += ", " + std::to_string(columns()) + " near-null vectors";
     result += ", theta " + number(params_.strength_threshold);
+    // level_theta_ may end with a level the hierarchy did not keep: name the
+    // first level that needed theta 0 only.
+    for (std::size_t l = 0; l < level_theta_.size(); ++l) {
+      if (level_theta_[l] != params_.strength_threshold) {
+        result += " (0 where no coupling exceeded it, from level " + std::to_string(l) + ")";
+        break;
+      }
+    }
     if (params_.smooth_prolongator) result += std::string(", omega ") + damping + "/rho(D^-1 A)";
     if (params_.filter_weak) result += ", weak connections filtered";
     if (distributed_) result += ", aggregates within each process";
@@ -627,8 +645,16 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                                  std::to_string(k));
       }
       state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(M.diag(), b));
-      strength_and_aggregation(*state.converted, level, state, times);
+      strength_and_aggregation(*state.converted, level, state, times, params_.strength_threshold);
     });
+    // Decided over all processes, so that every process uses one theta.
+    const size_type off_diagonal =
+        state.converted ? state.converted->num_blocks() - state.converted->block_rows() : 0;
+    if (needs_theta_zero(strata::detail::sum_over_processes(comm, state.strong_edges),
+                         strata::detail::sum_over_processes(comm, off_diagonal))) {
+      locally(comm, [&] { strength_and_aggregation(*state.converted, level, state, times, 0.0); });
+    }
+    const double theta = state.theta;
     const size_type count = state.aggregates.count();
     const size_type global_count = strata::detail::sum_over_processes(comm, count);
     if (global_count == 0 || global_count * k >= M.global_rows()) return std::nullopt;
@@ -664,6 +690,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       kept.distributed_R = std::move(state.distributed_R);
       state = std::move(kept);
     }
+    level_theta_.resize(static_cast<std::size_t>(level));
+    level_theta_.push_back(theta);
     levels_.push_back(std::move(state));
     near_null_.push_back(std::move(coarse_B));
     return transfer;
@@ -702,8 +730,18 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   /// Stages 1 and 2 on a BSR matrix (the level, or on a distributed level
   /// this process's diagonal block): block strength, then MIS(2) aggregates
   /// of the nodes into state.aggregates (and state.keep).
+  /// A threshold above every coupling of a level (theta 0.05 on a scalar
+  /// 27-point stencil, whose couplings are 1/26 of the diagonal) leaves no
+  /// connection strong: no aggregate forms, coarsening would stop at that
+  /// level and the "hierarchy" would be one level smoothed 20 times. Such a
+  /// level is aggregated again with theta 0 (every stored coupling strong,
+  /// PyAMG's and PETSc's default); name() says where.
+  bool needs_theta_zero(size_type strong_edges, size_type off_diagonal_blocks) const {
+    return params_.strength_threshold > 0 && strong_edges == 0 && off_diagonal_blocks > 0;
+  }
+
   void strength_and_aggregation(const BsrMatrix<T>& A, int level, SaLevel<T>& state,
-                                StageTimes& times) const {
+                                StageTimes& times, double theta) const {
     const Executor& exec = A.executor();
     const int b = A.row_block_size();
     const size_type nodes = A.block_rows();
@@ -727,12 +765,13 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       }
       exec.visit([&](const auto& e) {
         sak::block_strength(e, nodes, b, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
-                            norm.data(), T(params_.strength_threshold), s.data(),
-                            state.keep.data());
+                            norm.data(), T(theta), s.data(), state.keep.data());
       });
       const CsrMatrix<T> node_matrix(nodes, nodes, A.row_ptr().clone(), A.col_idx().clone(),
                                      std::move(s));
       S = strength_graph(node_matrix, 0.0);
+      state.theta = theta;
+      state.strong_edges = S.col_idx.size();
     }
     // 2. MIS(2) aggregates of the nodes.
     {
@@ -921,6 +960,9 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   int distributed_fine_block_ = 1;  // the node size of the last distributed level coarsened
   bool distributed_ = false;  // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
+  // The theta each coarsened level used (kept when release_refresh_data()
+  // drops the levels' states).
+  std::vector<double> level_theta_;
   std::vector<Array<T>> near_null_;  // B of each level built so far
 };
 
