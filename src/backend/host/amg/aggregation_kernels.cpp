@@ -95,6 +95,27 @@ size_type mis2_rounds(const HostExec& exec, size_type rows, const offset_type* g
   return rounds;
 }
 
+/// f(J, r_Ii a_ij, p_jJ) for every term of coarse row I of R A P, in the
+/// fixed order that makes a row's sums independent of the thread count
+/// (R's fine rows, then A's and P's entries as stored). The fresh product
+/// and the values-only recompute both sum through it: the same bits.
+template <class T, class F>
+void for_each_rap_term(size_type I, const offset_type* r_row_ptr, const index_type* r_col_idx,
+                       const T* r_values, const offset_type* a_row_ptr, const index_type* a_col_idx,
+                       const T* a_values, const offset_type* p_row_ptr, const index_type* p_col_idx,
+                       const T* p_values, F&& f) {
+  for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
+    const index_type i = r_col_idx[q];
+    const T r = r_values[q];
+    for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
+      const index_type j = a_col_idx[k];
+      const T ra = r * a_values[k];
+      for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t)
+        f(p_col_idx[t], ra, p_values[t]);
+    }
+  }
+}
+
 template <class T>
 void galerkin_rows_values(const HostExec& exec, size_type coarse, const offset_type* r_row_ptr,
                           const index_type* r_col_idx, const T* r_values,
@@ -112,17 +133,9 @@ void galerkin_rows_values(const HostExec& exec, size_type coarse, const offset_t
         ac_values[c] = T{0};
       }
       T* row = ac_values + ac_row_ptr[I];
-      for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
-        const index_type i = r_col_idx[q];
-        const T r = r_values[q];
-        for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
-          const index_type j = a_col_idx[k];
-          const T ra = r * a_values[k];
-          for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t) {
-            row[position[p_col_idx[t]]] += ra * p_values[t];
-          }
-        }
-      }
+      for_each_rap_term(I, r_row_ptr, r_col_idx, r_values, a_row_ptr, a_col_idx, a_values,
+                        p_row_ptr, p_col_idx, p_values,
+                        [&](index_type J, T ra, T p) { row[position[J]] += ra * p; });
     }
   });
 }
@@ -151,23 +164,15 @@ void galerkin_rows_product(const HostExec& exec, size_type coarse, const offset_
     std::vector<std::int64_t> where(static_cast<std::size_t>(coarse), -1);
     for (size_type I = first; I < last; ++I) {
       const auto begin = static_cast<std::int64_t>(entries.size());
-      for (offset_type q = r_row_ptr[I]; q < r_row_ptr[I + 1]; ++q) {
-        const index_type i = r_col_idx[q];
-        const T r = r_values[q];
-        for (offset_type k = a_row_ptr[i]; k < a_row_ptr[i + 1]; ++k) {
-          const index_type j = a_col_idx[k];
-          const T ra = r * a_values[k];
-          for (offset_type t = p_row_ptr[j]; t < p_row_ptr[j + 1]; ++t) {
-            const index_type J = p_col_idx[t];
-            std::int64_t& at = where[static_cast<std::size_t>(J)];
-            if (at < begin) {
-              at = static_cast<std::int64_t>(entries.size());
-              entries.push_back({J, T{0}});
-            }
-            entries[static_cast<std::size_t>(at)].value += ra * p_values[t];
-          }
-        }
-      }
+      for_each_rap_term(I, r_row_ptr, r_col_idx, r_values, a_row_ptr, a_col_idx, a_values,
+                        p_row_ptr, p_col_idx, p_values, [&](index_type J, T ra, T p) {
+                          std::int64_t& at = where[static_cast<std::size_t>(J)];
+                          if (at < begin) {
+                            at = static_cast<std::int64_t>(entries.size());
+                            entries.push_back({J, T{0}});
+                          }
+                          entries[static_cast<std::size_t>(at)].value += ra * p;
+                        });
       std::sort(entries.begin() + begin, entries.end(),
                 [](const Entry& a, const Entry& b) { return a.column < b.column; });
       ptr[I] = static_cast<offset_type>(static_cast<std::int64_t>(entries.size()) - begin);
