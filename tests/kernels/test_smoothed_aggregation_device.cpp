@@ -102,6 +102,18 @@ TEST(SmoothedAggregationDevice, ScalarSmoothedAggregationOnCsrEqualsTheHost) {
         amg::HierarchyParams{.coarse_size = 40});
   };
   expect_same_hierarchy(*make(Executor::host()), *make(Executor::cuda()), "poisson3d");
+  // The 27-point stencil, whose couplings all lie below theta: both fall
+  // back to theta 0 on the same levels and build the same hierarchy.
+  const auto B = gallery::diffusion3d_27pt(Executor::host(), 14, 13, 12);
+  auto make27 = [&](const Executor& exec) {
+    return std::make_unique<Hierarchy<double>>(
+        share(B.to(exec)), amg::make_smoothed_aggregation_coarsening<double>({}),
+        amg::HierarchyParams{.coarse_size = 40});
+  };
+  const auto host = make27(Executor::host()), device = make27(Executor::cuda());
+  EXPECT_GE(host->num_levels(), 3);
+  EXPECT_EQ(device->summary().coarsening, host->summary().coarsening);
+  expect_same_hierarchy(*host, *device, "diffusion27");
 }
 
 /// A value-only resetup on the device gives the host's resetup (the same
