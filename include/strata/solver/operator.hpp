@@ -28,8 +28,8 @@ class LinearOperator {
   /// and rows().
   virtual void apply(const Vector<T>& x, Vector<T>& y) const = 0;
   /// y = Op(x) and returns the local part of x^T y (square operators only).
-  /// Operators that can fuse the two (a matrix) override it; CG calls it for
-  /// p^T A p.
+  /// Operators that can fuse the two override it (a matrix, PFMG's float
+  /// cycle); CG calls it for p^T A p and, on its preconditioner, for r^T z.
   virtual T apply_dot(const Vector<T>& x, Vector<T>& y) const {
     apply(x, y);
     return dot(x, y);
