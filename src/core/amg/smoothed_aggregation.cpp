@@ -348,8 +348,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       kept.R = std::move(state.R);
       state = std::move(kept);
     }
-    level_theta_.resize(static_cast<std::size_t>(level));
-    level_theta_.push_back(theta);
+    coarsened_ = {level, theta};
     levels_.push_back(std::move(state));
     near_null_.push_back(std::move(coarse_B));
     return transfer;
@@ -422,6 +421,10 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   /// size, then the near-null space's k), as the serial levels are BSR.
   std::unique_ptr<CoarseProduct<T>> galerkin(const LevelOperator<T>& R, const LevelOperator<T>& A,
                                              const LevelOperator<T>& P) override {
+    // The hierarchy asks for the product of the levels it keeps only: the
+    // theta of the level coarsened last is a kept level's from here on.
+    kept_theta_.resize(static_cast<std::size_t>(coarsened_.level));
+    kept_theta_.push_back(coarsened_.theta);
     if (const auto* d = dynamic_cast<const DistributedOperator<T>*>(&A)) {
       return d->galerkin(R, P, distributed_fine_block_, columns());
     }
@@ -442,10 +445,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     result += ", block " + std::to_string(block_size_ > 0 ? block_size_ : params_.block_size);
     result += ", " + std::to_string(columns()) + " near-null vectors";
     result += ", theta " + number(params_.strength_threshold);
-    // level_theta_ may end with a level the hierarchy did not keep: name the
-    // first level that needed theta 0 only.
-    for (std::size_t l = 0; l < level_theta_.size(); ++l) {
-      if (level_theta_[l] != params_.strength_threshold) {
+    for (std::size_t l = 0; l < kept_theta_.size(); ++l) {
+      if (kept_theta_[l] != params_.strength_threshold) {
         result += " (0 where no coupling exceeded it, from level " + std::to_string(l) + ")";
         break;
       }
@@ -690,8 +691,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       kept.distributed_R = std::move(state.distributed_R);
       state = std::move(kept);
     }
-    level_theta_.resize(static_cast<std::size_t>(level));
-    level_theta_.push_back(theta);
+    coarsened_ = {level, theta};
     levels_.push_back(std::move(state));
     near_null_.push_back(std::move(coarse_B));
     return transfer;
@@ -960,9 +960,13 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
   int distributed_fine_block_ = 1;  // the node size of the last distributed level coarsened
   bool distributed_ = false;  // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
-  // The theta each coarsened level used (kept when release_refresh_data()
-  // drops the levels' states).
-  std::vector<double> level_theta_;
+  // The theta of the level coarsened last, and of each level the hierarchy
+  // kept (both outlive release_refresh_data(), which drops the states).
+  struct Coarsened {
+    int level = 0;
+    double theta = 0;
+  } coarsened_;
+  std::vector<double> kept_theta_;
   std::vector<Array<T>> near_null_;  // B of each level built so far
 };
 

@@ -134,8 +134,9 @@ void box_loop(const Exec& exec, const Extent& extent, F f, Layouts... layouts) {
 /// op-reduction of f(i0, i1, i2, layouts(...)...) over `extent`, in an
 /// order fixed by the extent (transform_reduce_box: on the device a 3D
 /// launch, on the host chunks of consecutive points; neither divides an
-/// index per point). f may also write: a kernel and a reduction of its
-/// results in one pass (a product and a dot).
+/// index per point, except on the device for a box beyond a 3D launch's
+/// limits). f may also write: a kernel and a reduction of its results in
+/// one pass (a product and a dot).
 template <class Exec, class T, class F, class Op, class... Layouts>
 T box_reduce(const Exec& exec, const Extent& extent, T identity, F f, Op op, Layouts... layouts) {
   static_assert((std::is_same_v<Layouts, BoxLayout> && ...), "box_reduce takes BoxLayouts");

@@ -244,7 +244,10 @@ T transform_reduce_box(const CudaExec& exec, size_type n0, size_type n1, size_ty
   while (log2_bx < 8 && (size_type{1} << log2_bx) < n0) ++log2_bx;
   const size_type bx = size_type{1} << log2_bx, by = reduce_block / bx;
   const size_type gx = (n0 + bx - 1) / bx, gy = (n1 + by - 1) / by;
-  if (n0 > 0x7fffffff || n1 > 0x7fffffff || n2 > 0x7fffffff || gx > 0x7fffffff || gy > 65535) {
+  // (A depth within one grid step of 2^31 would overflow the kernel's int
+  // k as it strides by gridDim.z.)
+  if (n0 > 0x7fffffff || n1 > 0x7fffffff || n2 > 0x7fffffff - 65535 || gx > 0x7fffffff ||
+      gy > 65535) {
     const size_type n01 = n0 * n1;
     return transform_reduce(
         exec, n01 * n2, identity,
