@@ -17,12 +17,18 @@ namespace strata::kernels::aggregation {
 
 namespace {
 
+/// Contiguous shares of `rows` rows: one per thread, none under 256 rows
+/// (at least one).
+size_type share_count(const HostExec& exec, size_type rows) {
+  return std::max<size_type>(1,
+                             std::min<size_type>(host_detail::thread_count(exec), rows / 256 + 1));
+}
+
 /// f(first, last, scratch) over contiguous shares of [0, rows), one per
 /// thread, each with its own scratch of `width` entries set to -1.
 template <class F>
 void for_each_share(const HostExec& exec, size_type rows, size_type width, F&& f) {
-  const size_type shares = std::max<size_type>(
-      1, std::min<size_type>(host_detail::thread_count(exec), rows / 256 + 1));
+  const size_type shares = share_count(exec, rows);
   host_detail::for_each_task(exec, shares, [&](size_type s) {
     std::vector<index_type> scratch(static_cast<std::size_t>(width), -1);
     f(rows * s / shares, rows * (s + 1) / shares, scratch.data());
@@ -152,8 +158,7 @@ void galerkin_rows_product(const HostExec& exec, size_type coarse, const offset_
     index_type column;
     T value;
   };
-  const size_type shares = std::max<size_type>(
-      1, std::min<size_type>(host_detail::thread_count(exec), coarse / 256 + 1));
+  const size_type shares = share_count(exec, coarse);
   std::vector<std::vector<Entry>> found(static_cast<std::size_t>(shares));
   row_ptr = Array<offset_type>(exec, coarse + 1);
   offset_type* ptr = row_ptr.data();
