@@ -11,7 +11,8 @@
 // (1, 0.001, 0.001). PCG to a relative residual of 1e-8, b = ones, x0 = 0,
 // PFMG V(1,1) with weighted Jacobi and skip (hypre's defaults), with
 // Galerkin and with non-Galerkin coarse operators, each with the cycle in
-// double and in the default precision (single on a GPU at 256^3); hypre's
+// double and in the default precision (single on a GPU at 256^3), and the
+// default once more on the matrix in symmetric storage (as hypre's); hypre's
 // best of its two (pfmg-N, and pfmg-N-rap1 from scripts/gpu-check's
 // hypre_run) is the reference.
 //
@@ -213,6 +214,15 @@ int main(int argc, char** argv) try {
                             o.repeat, params));
     runs.push_back(pfmg_pcg("aniso-1-0.001-0.001" + tag,
                             structured::gallery::anisotropic3d(e, o.n, o.n, o.n, {1, 1e-3, 1e-3}),
+                            o.repeat, params));
+  }
+  {
+    // The default configuration on the matrix in symmetric storage (as
+    // hypre's struct driver stores it, its -sym 1): PFMG's levels are then
+    // stored so too, about 4/7 of the bytes of a 7-point level.
+    structured::PfmgParams params;
+    runs.push_back(pfmg_pcg("poisson7-" + std::to_string(o.n) + " default sym",
+                            structured::gallery::poisson3d(e, o.n, o.n, o.n).to_symmetric(),
                             o.repeat, params));
   }
   // hypre's best of its Galerkin and non-Galerkin runs in this call.

@@ -881,8 +881,8 @@ void add_solve(CLI::App& app, Common& common, int& exit_code) {
       exit_code = run_structured_solve(so, given, common);
       return;
     }
-    for (const char* flag : {"--coefficients", "--periodic", "--pfmg-relax", "--pfmg-skip",
-                             "--pfmg-coarse-operator"}) {
+    for (const char* flag : {"--coefficients", "--periodic", "--struct-storage", "--pfmg-relax",
+                             "--pfmg-skip", "--pfmg-coarse-operator"}) {
       require_usage(cmd->count(flag) == 0, std::string(flag) + " needs --interface struct");
     }
     config::SolverConfig cfg;

@@ -121,6 +121,13 @@ void add_structured_options(CLI::App& cmd, StructuredSolveOptions& o) {
                  "periodic directions of poisson3d, aniso3d, poisson2d, aniso2d, e.g. x,y "
                  "(periodic in all: b = x - mean, as the constants are in the null space)")
       ->group(group);
+  cmd.add_option("--struct-storage", o.storage,
+                 "how the matrix is stored: full, or symmetric (the centre and one offset of "
+                 "each pair: about half the bytes of A and of PFMG's levels; every gallery "
+                 "problem is symmetric)")
+      ->check(CLI::IsMember({"full", "symmetric"}))
+      ->capture_default_str()
+      ->group(group);
   cmd.add_option("--pfmg-relax", o.relax, "PFMG smoother: jacobi (weighted) or rbgs (red-black)")
       ->check(CLI::IsMember({"jacobi", "rbgs"}))
       ->capture_default_str()
@@ -179,7 +186,12 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
   const Executor exec = pick_executor(o.host, o.device);
   const long long n = o.n ? *o.n : (exec.is_cuda() ? 128 : 64);
   auto t0 = std::chrono::steady_clock::now();
-  auto A = std::make_shared<const structured::StructMatrix<double>>(make_problem(o, n, exec));
+  auto generated = make_problem(o, n, exec);
+  // The gallery's matrices are symmetric exactly (tolerance 0 checks it).
+  auto A = std::make_shared<const structured::StructMatrix<double>>(
+      o.storage == "full" ? std::move(generated) : generated.to_symmetric());
+  // The operator's stencil: a symmetric one stores the centre and half the rest.
+  const int points = o.storage == "full" ? A->stencil().size() : 2 * A->stencil().size() - 1;
   exec.synchronize();
   const double load_seconds = seconds_since(t0);
   const structured::StructOperator<double> op(A);
@@ -213,9 +225,10 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
       const bool show = o.print_every > 0 ? it % o.print_every == 0 : (it <= 10 || it % 10 == 0);
       if (show) std::printf("  iteration %5d   residual %.3e\n", it, r);
     };
-    std::printf("strata solve --interface struct: %s n=%lld, %lld cells, %d-point stencil, on %s\n",
-                o.problem.c_str(), n, (long long)op.rows(), A->stencil().size(),
-                exec.name().c_str());
+    std::printf(
+        "strata solve --interface struct: %s n=%lld, %lld cells, %d-point stencil (%s "
+        "storage), on %s\n",
+        o.problem.c_str(), n, (long long)op.rows(), points, o.storage.c_str(), exec.name().c_str());
     std::printf("  method %s, preconditioner %s, tolerance %.1e relative to ||b||, b = %s\n",
                 solver == "pfmg" ? "PFMG iteration" : "cg", M ? M->describe().c_str() : "none",
                 params.relative_tolerance, rhs);
@@ -252,7 +265,8 @@ int run_structured_solve(const StructuredSolveOptions& o, const GivenSettings& s
               {"problem", o.problem},
               {"n", n},
               {"rows", op.rows()},
-              {"stencil_size", A->stencil().size()},
+              {"stencil_size", points},
+              {"storage", o.storage},
               {"periodic", grid.periodic()},
               {"rhs", singular ? "x - mean(x)" : "ones"},
               {"backend", exec.name()},

@@ -27,6 +27,10 @@ struct StructuredSolveOptions {
   /// --pfmg-relax jacobi | rbgs, --pfmg-skip true | false.
   std::string relax = "jacobi";
   bool skip = true;
+  /// --struct-storage full | symmetric: how the (symmetric) gallery matrix
+  /// is stored. Full by default: on an H200 the symmetric PFMG-PCG solve
+  /// took the same time and its setup 1 ms more (bench/NOTES.md, session 20).
+  std::string storage = "full";
   /// --pfmg-coarse-operator auto | galerkin | non-galerkin.
   std::string coarse_operator = "auto";
 };

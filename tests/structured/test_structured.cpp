@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -308,18 +309,89 @@ TEST_P(StructuredMatrix, ApplyDotIsTheProductAndItsDot) {
     const double expected = dot(x, z);
     EXPECT_NEAR(fused, expected, 1e-12 * std::abs(expected) + 1e-12) << to_string(c.grid.box());
   }
-  // Symmetric storage: the same through the generic apply + dot.
-  const StructGrid grid = StructGrid::from_extents(3, {6, 5, 4});
-  auto S = std::make_shared<StructMatrix<double>>(
-      e, grid, Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}}), Storage::symmetric);
-  S->coefficients() = Array<double>(e, test::random_values(3 * grid.points(), 98));
-  const StructOperator<double> sym(S);
-  const Vector<double> x(Array<double>(e, test::random_values(grid.points(), 99)));
-  Vector<double> y(e, x.size()), z(e, x.size());
-  const double fused = sym.apply_dot(x, y);
-  sym.apply(x, z);
-  EXPECT_EQ(y.to_vector(), z.to_vector());
-  EXPECT_NEAR(fused, dot(x, z), 1e-12 * std::abs(fused));
+  // Symmetric storage: its own fused kernel, on the masked path (not
+  // periodic: small and wide boxes) and the wrapping one (periodic).
+  std::vector<Index> half27{{0, 0, 0}};
+  for (int k = -1; k <= 1; ++k)
+    for (int j = -1; j <= 1; ++j)
+      for (int i = -1; i <= 1; ++i) {
+        const Index o{i, j, k};
+        if (Index{0, 0, 0} < o) half27.push_back(o);
+      }
+  const std::vector<Case> symmetric_cases = {
+      {StructGrid::from_extents(3, {6, 5, 4}), Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}})},
+      {StructGrid::from_extents(3, {300, 70, 30}),
+       Stencil(3, {{0, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}})},
+      {StructGrid::from_extents(3, {6, 5, 4}, {true, false, true}), Stencil(3, half27)},
+      {StructGrid::from_extents(2, {9, 7, 1}), Stencil(2, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}})},
+  };
+  for (const auto& c : symmetric_cases) {
+    const size_type n = c.grid.points();
+    auto S = std::make_shared<StructMatrix<double>>(e, c.grid, c.stencil, Storage::symmetric);
+    S->coefficients() = Array<double>(e, test::random_values(n * c.stencil.size(), seed++));
+    const StructOperator<double> sym(S);
+    const Vector<double> x(Array<double>(e, test::random_values(n, seed++)));
+    Vector<double> y(e, n), z(e, n);
+    const double fused = sym.apply_dot(x, y);
+    sym.apply(x, z);
+    EXPECT_EQ(y.to_vector(), z.to_vector()) << to_string(c.grid.box());
+    const double expected = dot(x, z);
+    EXPECT_NEAR(fused, expected, 1e-12 * std::abs(expected) + 1e-12) << to_string(c.grid.box());
+  }
+}
+
+TEST_P(StructuredMatrix, ToSymmetricKeepsTheOperatorAndRefusesAsymmetry) {
+  const auto e = exec();
+  // Gallery matrices (symmetric exactly) in both storages: the same CSR,
+  // the centre and the lower offsets kept, in the stencil's order.
+  for (const auto& periodic :
+       {std::array<bool, 3>{false, false, false}, std::array<bool, 3>{true, false, true}}) {
+    const auto A = gallery::anisotropic3d(e, 6, 5, 4, {1.0, 0.5, 2.0}, periodic);
+    const auto S = A.to_symmetric();
+    EXPECT_EQ(S.storage(), Storage::symmetric);
+    EXPECT_EQ(S.stencil().offsets(),
+              (std::vector<Index>{{0, 0, 0}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}));
+    const auto a = A.to_csr(), s = S.to_csr();
+    EXPECT_EQ(a.row_ptr().to_vector(), s.row_ptr().to_vector());
+    EXPECT_EQ(a.col_idx().to_vector(), s.col_idx().to_vector());
+    EXPECT_EQ(a.values().to_vector(), s.values().to_vector());
+    // A copy of a symmetric one.
+    EXPECT_EQ(S.to_symmetric().coefficients().to_vector(), S.coefficients().to_vector());
+  }
+  // A random symmetric matrix through to_full and back: the same entries.
+  const StructGrid grid = StructGrid::from_extents(3, {5, 4, 3}, {false, true, false});
+  StructMatrix<double> R(e, grid, Stencil(3, {{0, 0, 0}, {1, 0, 0}, {0, -1, 0}, {1, 1, 0}}),
+                         Storage::symmetric);
+  R.coefficients() = Array<double>(e, test::random_values(4 * grid.points(), 3));
+  const auto back = R.to_full().to_symmetric();
+  EXPECT_EQ(back.to_csr().values().to_vector(), R.to_csr().values().to_vector());
+
+  // One coefficient off: refused with the size of the asymmetry, accepted
+  // within a tolerance above it, and unchecked with an infinite one.
+  auto A = gallery::poisson3d(e, 4, 4, 4);
+  Array<double> value(e, {-1.001});
+  const int plus_x[] = {2};
+  A.set_box_values(Box{{1, 1, 1}, {1, 1, 1}}, plus_x, value);
+  try {
+    (void)A.to_symmetric();
+    FAIL() << "no exception";
+  } catch (const invalid_argument& ex) {
+    EXPECT_NE(std::string(ex.what()).find("not symmetric"), std::string::npos) << ex.what();
+    EXPECT_NE(std::string(ex.what()).find("0.000167"), std::string::npos) << ex.what();
+  }
+  EXPECT_NO_THROW((void)A.to_symmetric(2e-4));
+  EXPECT_NO_THROW((void)A.to_symmetric(std::numeric_limits<double>::infinity()));
+  EXPECT_THROW((void)A.to_symmetric(-1.0), invalid_argument);
+  // A stencil without the mirror of an offset cannot be stored symmetrically.
+  const StructMatrix<double> one_sided(e, grid, Stencil(3, {{0, 0, 0}, {1, 0, 0}}));
+  try {
+    (void)one_sided.to_symmetric();
+    FAIL() << "no exception";
+  } catch (const invalid_argument& ex) {
+    EXPECT_NE(std::string(ex.what()).find("has no mirror"), std::string::npos) << ex.what();
+  }
+  const StructMatrix<double> no_centre(e, grid, Stencil(3, {{-1, 0, 0}, {1, 0, 0}}));
+  EXPECT_THROW((void)no_centre.to_symmetric(), invalid_argument);
 }
 
 TEST_P(StructuredMatrix, CsrBridgeEqualsTheCsrGallery) {

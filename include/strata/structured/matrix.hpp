@@ -109,6 +109,18 @@ class StructMatrix {
   /// entries, then -o for every stored o != 0 with a(p, p - o) = entry o at
   /// p - o (zero where p - o is outside a non-periodic boundary).
   StructMatrix to_full() const;
+  /// The same matrix in symmetric storage: the centre and, of each pair
+  /// {o, -o}, the offset reaching a lower cell (x fastest: hypre's choice),
+  /// in the stencil's order; a copy for a symmetric one. Products, residuals
+  /// and PFMG's smoothers on it read about half the coefficients. Throws
+  /// invalid_argument when the stencil has no centre or lacks the mirror of
+  /// an offset, or when some a(p, q) and a(q, p) (q inside the grid, or
+  /// across a periodic boundary) differ by more than `tolerance` times the
+  /// largest of them and the two diagonals (saying by how much). The check
+  /// is one pass over the coefficients; an infinite tolerance skips it,
+  /// for a caller that knows A is symmetric up to rounding (the kept entry
+  /// of each pair is then the operator).
+  StructMatrix to_symmetric(double tolerance = 0.0) const;
 
   const StructGrid& grid() const noexcept { return grid_; }
   const Stencil& stencil() const noexcept { return stencil_; }
@@ -171,8 +183,7 @@ class StructOperator final : public LinearOperator<T> {
   size_type cols() const override { return A_->grid().points(); }
   const Executor& executor() const override { return A_->executor(); }
   void apply(const Vector<T>& x, Vector<T>& y) const override;
-  /// y = A x and x^T y from one pass over the cells (full storage; a
-  /// symmetrically stored A applies, then takes the dot).
+  /// y = A x and x^T y from one pass over the cells.
   T apply_dot(const Vector<T>& x, Vector<T>& y) const override;
   std::string describe() const override;
   const StructMatrix<T>& matrix() const noexcept { return *A_; }

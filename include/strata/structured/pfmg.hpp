@@ -73,8 +73,11 @@
 /// A Pfmg is a LinearOperator: apply(b, x) is one V-cycle from x = 0, so it
 /// preconditions CG (the cycle is symmetric) and GMRES; solve() iterates it
 /// as a stand-alone solver. Limits of this version: one box, stencils of
-/// reach 1 (up to 27 points), a nonzero diagonal; a symmetrically stored A
-/// is expanded to full storage at setup, and every level is stored in full.
+/// reach 1 (up to 27 points), a nonzero diagonal. A symmetrically stored A
+/// (Storage::symmetric; StructMatrix::to_symmetric converts a full one) is
+/// expanded to full storage for the setup, and the cycle keeps every level
+/// in symmetric storage: its sweeps and residuals read about half the
+/// coefficients (hypre's `struct` driver stores its matrices so too).
 
 #include <array>
 #include <memory>
@@ -155,7 +158,8 @@ struct PfmgParams {
 struct PfmgLevel {
   /// Cells per direction.
   std::array<std::int64_t, 3> extent{};
-  /// Stencil entries of the level's matrix.
+  /// Stencil entries of the level's operator (both of each pair {o, -o},
+  /// also where the cycle stores one).
   int stencil_size = 0;
   /// Direction coarsened to reach the next level (-1 on the coarsest).
   int coarsening_direction = -1;
@@ -197,8 +201,9 @@ class Pfmg final : public LinearOperator<T> {
 
   int num_levels() const noexcept;
   const PfmgLevel& level(int l) const;
-  /// The matrix of level l (0: A itself, or its full-storage copy, or its
-  /// copy with the entries of a one-cell periodic direction merged).
+  /// The matrix of level l in the cycle's storage (symmetric when A is
+  /// stored so; 0: A itself, or its copy with the entries of a one-cell
+  /// periodic direction merged).
   const StructMatrix<T>& level_matrix(int l) const;
   /// Interpolation weights (wl, wr over the fine cells of level l, l <
   /// num_levels() - 1), for tests that check the Galerkin product.

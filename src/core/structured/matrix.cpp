@@ -195,6 +195,63 @@ StructMatrix<T> StructMatrix<T>::to_full() const {
 }
 
 template <class T>
+StructMatrix<T> StructMatrix<T>::to_symmetric(double tolerance) const {
+  const char* who = "StructMatrix::to_symmetric";
+  if (storage_ == Storage::symmetric) {
+    StructMatrix<T> copy_of(executor(), grid_, stencil_, Storage::symmetric);
+    copy(coefficients_, copy_of.coefficients_);
+    return copy_of;
+  }
+  require(std::isnan(tolerance) == false && tolerance >= 0,
+          std::string(who) + ": tolerance must be >= 0 (infinite: no check), got " +
+              std::to_string(tolerance));
+  const int center = center_entry();
+  require(center >= 0, std::string(who) + ": the stencil has no centre (0, 0, 0)");
+  // Lower: the last nonzero component (the largest stride) is negative.
+  const auto lower = [](const Index& o) {
+    return o[2] != 0 ? o[2] < 0 : o[1] != 0 ? o[1] < 0 : o[0] < 0;
+  };
+  ks::EntryMap mirror{};
+  std::vector<int> kept{center};
+  for (int e = 0; e < stencil_.size(); ++e) {
+    const Index& o = stencil_.offset(e);
+    mirror.e[e] = stencil_.find({-o[0], -o[1], -o[2]});
+    require(mirror.e[e] >= 0, std::string(who) + ": offsets[" + std::to_string(e) +
+                                  "] = " + to_string(o) + " has no mirror " +
+                                  to_string(Index{-o[0], -o[1], -o[2]}) + " in the stencil");
+    if (e != center && lower(o)) kept.push_back(e);
+  }
+  if (std::isfinite(tolerance)) {
+    const double defect = executor().visit([&](const auto& e) {
+      return double(ks::symmetry_defect(e, detail::geometry(grid_, 0), detail::shape(stencil_),
+                                        center, mirror, grid_.periodic(), coefficients_.data()));
+    });
+    require(defect <= tolerance,
+            std::string(who) + ": the matrix is not symmetric: a(p, q) and a(q, p) differ by " +
+                std::to_string(defect) +
+                " relative to the larger of them and the two diagonals (tolerance " +
+                std::to_string(tolerance) + ")");
+  }
+  std::vector<Index> offsets;
+  for (int e : kept) offsets.push_back(stencil_.offset(e));
+  StructMatrix<T> half(executor(), grid_, Stencil(grid_.ndim(), std::move(offsets)),
+                       Storage::symmetric);
+  // Entry-major storage: each kept entry is one array of the cells.
+  const size_type points = grid_.points();
+  const Box& box = grid_.box();
+  for (std::size_t s = 0; s < kept.size(); ++s) {
+    ks::BoxLayout from = sub_layout(box, box), to = from;
+    from.base += static_cast<size_type>(kept[s]) * points;
+    to.base += static_cast<size_type>(s) * points;
+    executor().visit([&](const auto& e) {
+      ks::copy_box(e, extent_of(box), to, half.coefficients_.data(), from, coefficients_.data(),
+                   false);
+    });
+  }
+  return half;
+}
+
+template <class T>
 void StructMatrix<T>::set_box_values(const Box& box, std::span<const int> entries,
                                      const Array<T>& values, Mode mode) {
   const char* who = "StructMatrix::set_box_values";
@@ -369,9 +426,13 @@ void StructOperator<T>::check(const Vector<T>& x, const Vector<T>& y, const char
 
 template <class T>
 T StructOperator<T>::apply_dot(const Vector<T>& x, Vector<T>& y) const {
-  if (A_->storage() == Storage::symmetric) return LinearOperator<T>::apply_dot(x, y);
   check(x, y, "StructOperator::apply_dot");
   return executor().visit([&](const auto& e) {
+    if (A_->storage() == Storage::symmetric) {
+      return ks::symmetric_product_compact_dot(
+          e, detail::geometry(A_->grid(), 0), detail::shape(A_->stencil()), A_->center_entry(),
+          A_->coefficients().data(), A_->grid().periodic(), x.data(), y.data());
+    }
     return ks::stencil_product_compact_dot(e, detail::geometry(A_->grid(), 0),
                                            detail::shape(A_->stencil()), A_->coefficients().data(),
                                            A_->grid().periodic(), x.data(), y.data());

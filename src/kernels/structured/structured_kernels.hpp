@@ -119,6 +119,12 @@ void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int
                        const T* coef, std::array<bool, 3> periodic, T alpha, const T* x, T beta,
                        const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout);
 
+/// symmetric_product with x and y compact (beta = 0, alpha = 1), returning
+/// x^T y from the same pass (CG's p^T A p on a symmetrically stored A).
+template <class Exec, class T>
+T symmetric_product_compact_dot(const Exec& exec, Geometry geo, const Shape& shape, int center,
+                                const T* coef, std::array<bool, 3> periodic, const T* x, T* y);
+
 /// Full storage of a symmetric matrix: entries [0, shape.size) copied, then
 /// for the k-th stored entry s != center (in order), entry shape.size + k
 /// with offset -o_s: coef_full at p = c_s(p - o_s), 0 outside the grid.
@@ -132,19 +138,34 @@ template <class Exec, class T>
 void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center, T omega,
                       const T* b, T* x);
 
+/// A stencil matrix as the smoothers read it: offsets, coefficients
+/// (compact, entry-major), the centre entry, and the storage. Symmetric
+/// (strata::structured::Storage::symmetric): entry s at p is a(p, p + o_s)
+/// and, mirrored, a(p + o_s, p), so that a row reads the coefficients of
+/// its mirrored entries at the neighbours (about half the bytes of full
+/// storage); the periodic directions then say where those wrap.
+template <class T>
+struct StencilMatrix {
+  Shape shape;
+  const T* coef;
+  int center;
+  bool symmetric;
+  std::array<bool, 3> periodic;
+};
+
 /// t(p) = omega (b - A x)(p) / a_center(p) at the cells of colour `colour`
 /// ((i + j + k + parity) mod 2; -1: all cells); b, x, t ghosted. Returns
 /// nothing; a zero diagonal was excluded at setup.
 template <class Exec, class T>
-void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
-                      int center, T omega, const T* b, const T* x, T* t, int colour, int parity);
+void relax_correction(const Exec& exec, Geometry geo, const StencilMatrix<T>& A, T omega,
+                      const T* b, const T* x, T* t, int colour, int parity);
 
 /// One weighted Jacobi sweep into separate storage:
 /// x_new = x + omega (b - A x) / a_center over the cells (ghosted arrays;
 /// x_new's ghosts are not written).
 template <class Exec, class T>
-void jacobi_sweep(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, int center,
-                  T omega, const T* b, const T* x, T* x_new);
+void jacobi_sweep(const Exec& exec, Geometry geo, const StencilMatrix<T>& A, T omega, const T* b,
+                  const T* x, T* x_new);
 
 /// x(p) += t(p) at the cells of `colour` (-1: all); ghosted arrays.
 template <class Exec, class T>
@@ -214,6 +235,16 @@ template <class Exec, class T>
 void non_galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int d,
                           const Shape& shape, int center, std::array<bool, 3> periodic,
                           const T* fine_coef, const T* wl, const T* wr, T* coarse_coef);
+
+/// max over the cells p and the entries s whose mirror (offset -o_s) is
+/// entry mirror.e[s] (-1: none) of |c_s(p) - c_m(p + o_s)| divided by the
+/// largest of |c_s(p)|, |c_m(p + o_s)| and the two cells' |diagonal| (0
+/// where all are zero), over the neighbours p + o_s inside the grid
+/// (wrapped in a periodic direction): how far a fully stored matrix is from
+/// symmetric (0: exactly).
+template <class Exec, class T>
+T symmetry_defect(const Exec& exec, Geometry geo, const Shape& shape, int center, EntryMap mirror,
+                  std::array<bool, 3> periodic, const T* coef);
 
 /// Per-direction sums of direction_coupling, as one reduction value.
 template <class T>

@@ -271,61 +271,238 @@ inline AxisStrides axis_strides(const Geometry& geo, int d) {
 }
 }  // namespace detail
 
+namespace detail {
+/// Row p = (i, j, k) of A x for a symmetrically stored A (StencilMatrix):
+/// sum_s c_s(p) x(p + o_s) + sum_{s != centre} c_s(p - o_s) x(p - o_s), x
+/// stored over the cells grown by geo.g ghosts (0: compact), xi the index
+/// of cell p in it. Neighbours outside a non-periodic boundary add nothing;
+/// with Wrap (the split paths: an unmasked interior loop, and cells near a
+/// face tested and wrapped one by one), periodic ones wrap.
+template <class T, bool Wrap>
+struct SymmetricRow {
+  Geometry geo;
+  Shape s;
+  int center;
+  EntryOffsets x_off;  // of each entry's neighbour in x's array
+  EntryOffsets c_off;  // ... in a compact (coefficient) array
+  size_type reach[3];
+  bool periodic[3];
+  const T* coef;
+
+  SymmetricRow(Geometry g, const Shape& shape, int c, const T* cf, std::array<bool, 3> p)
+      : geo(g), s(shape), center(c), reach{0, 0, 0}, periodic{p[0], p[1], p[2]}, coef(cf) {
+    for (int e = 0; e < s.size; ++e) {
+      for (int d = 0; d < 3; ++d) {
+        const size_type r = s.o[e][d] < 0 ? -s.o[e][d] : s.o[e][d];
+        reach[d] = r > reach[d] ? r : reach[d];
+      }
+      x_off.d[e] = ghosted_offset(geo, s.o[e]);
+      c_off.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+    }
+  }
+
+  STRATA_HD T operator()(const T* x, size_type i, size_type j, size_type k, size_type p,
+                         size_type xi) const {
+    const size_type points = geo.points();
+    T acc{0};
+    if constexpr (!Wrap) {
+      // One path for every cell (an interior path beside a boundary path
+      // leaves the warps holding a face cell running both). A neighbour
+      // outside the grid is masked by an unsigned comparison per direction
+      // and read at the cell itself instead, so that every load is
+      // unconditional and, unrolled, the loads of several entries are
+      // issued before the first is waited for: CG's fused p^T A p at 256^3
+      // (H200, ncu) took 341 us with the loads behind branches, 322 so
+      // (the full-storage product: 355; bench/NOTES.md, session 20).
+      using U = std::make_unsigned_t<size_type>;
+      const U n0 = static_cast<U>(geo.n[0]), n1 = static_cast<U>(geo.n[1]),
+              n2 = static_cast<U>(geo.n[2]);
+#ifdef __CUDA_ARCH__
+#pragma unroll 4
+#endif
+      for (int e = 0; e < s.size; ++e) {
+        const size_type a = s.o[e][0], b = s.o[e][1], c = s.o[e][2];
+        const bool ahead = static_cast<U>(i + a) < n0 && static_cast<U>(j + b) < n1 &&
+                           static_cast<U>(k + c) < n2;
+        const T fwd = coef[e * points + p] * x[ahead ? xi + x_off.d[e] : xi];
+        acc += ahead ? fwd : T{0};
+        if (e == center) continue;
+        const bool behind = static_cast<U>(i - a) < n0 && static_cast<U>(j - b) < n1 &&
+                            static_cast<U>(k - c) < n2;
+        const size_type back = behind ? c_off.d[e] : 0, x_back = behind ? x_off.d[e] : 0;
+        const T mirrored = coef[e * points + p - back] * x[xi - x_back];
+        acc += behind ? mirrored : T{0};
+      }
+    } else if (i >= reach[0] && i < geo.n[0] - reach[0] && j >= reach[1] &&
+               j < geo.n[1] - reach[1] && k >= reach[2] && k < geo.n[2] - reach[2]) {
+      for (int e = 0; e < s.size; ++e) {
+        acc += coef[e * points + p] * x[xi + x_off.d[e]];
+        if (e != center) acc += coef[e * points + p - c_off.d[e]] * x[xi - x_off.d[e]];
+      }
+    } else {
+      for (int e = 0; e < s.size; ++e) {
+        // a(p, p + o) = c_e(p).
+        size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+        if (locate(geo, periodic[0], periodic[1], periodic[2], a, b, c)) {
+          acc += coef[e * points + p] * x[geo.gidx(a, b, c)];
+        }
+        if (e == center) continue;
+        // a(p, p - o) = a(p - o, p) = c_e(p - o).
+        a = i - s.o[e][0];
+        b = j - s.o[e][1];
+        c = k - s.o[e][2];
+        if (locate(geo, periodic[0], periodic[1], periodic[2], a, b, c)) {
+          acc += coef[e * points + geo.cidx(a, b, c)] * x[geo.gidx(a, b, c)];
+        }
+      }
+    }
+    return acc;
+  }
+};
+
+/// Row p of A x for a symmetrically stored A, a non-periodic grid and a
+/// ghosted x (its ghosts zero): the neighbour p - o_s of a mirrored entry
+/// is read in x's ghosts when it lies outside the grid, so its coefficient
+/// c_s(p - o_s) is multiplied by zero and may be any cell's: the index is
+/// only kept inside the array. No mask per neighbour, as in GhostedRow.
+/// Measured in PFMG's float cycle at 256^3 (H200): the residual 229 us
+/// against 219 in full storage, the Jacobi sweep 201 against 217: these
+/// kernels are bound by their loads (the same number in both storages)
+/// more than by the DRAM bytes that symmetric storage saves.
+template <class T>
+struct SymmetricGhostedRow {
+  int size, center;
+  size_type points;
+  EntryOffsets x_off, c_off;
+  const T* coef;
+
+  SymmetricGhostedRow(Geometry geo, const Shape& s, int c, const T* cf)
+      : size(s.size), center(c), points(geo.points()), coef(cf) {
+    for (int e = 0; e < s.size; ++e) {
+      x_off.d[e] = ghosted_offset(geo, s.o[e]);
+      c_off.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+    }
+  }
+  STRATA_HD T operator()(const T* x, size_type, size_type, size_type, size_type p,
+                         size_type xi) const {
+    using U = std::make_unsigned_t<size_type>;
+    T acc{0};
+    for (int e = 0; e < size; ++e) {
+      acc += coef[e * points + p] * x[xi + x_off.d[e]];
+      if (e == center) continue;
+      const size_type q = p - c_off.d[e];
+      acc += coef[e * points + (static_cast<U>(q) < static_cast<U>(points) ? q : p)] *
+             x[xi - x_off.d[e]];
+    }
+    return acc;
+  }
+};
+
+/// Row p of A x for a fully stored A and a ghosted x (the ghosts hold zero
+/// or the periodic images): a plain sum over the entries.
+template <class T>
+struct GhostedRow {
+  int size;
+  size_type points;
+  EntryOffsets x_off;
+  const T* coef;
+
+  GhostedRow(Geometry geo, const Shape& s, const T* c) : size(s.size), points(geo.points()), coef(c) {
+    for (int e = 0; e < s.size; ++e) x_off.d[e] = ghosted_offset(geo, s.o[e]);
+  }
+  STRATA_HD T operator()(const T* x, size_type, size_type, size_type, size_type p,
+                         size_type xi) const {
+    T acc{0};
+    for (int e = 0; e < size; ++e) acc += coef[e * points + p] * x[xi + x_off.d[e]];
+    return acc;
+  }
+};
+
+template <class Exec, class T, class Row>
+void row_product(const Exec& exec, Geometry geo, const Row& row, T alpha, const T* x, T beta,
+                 const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout) {
+  box_loop(
+      exec, geo.extent(),
+      [=] STRATA_HD(size_type i, size_type j, size_type k, size_type zi, size_type yi) {
+        const T v = alpha * row(x, i, j, k, geo.cidx(i, j, k), geo.gidx(i, j, k));
+        y[yi] = beta == T{0} ? v : v + beta * z[zi];
+      },
+      z_layout, y_layout);
+}
+
+template <class Exec, class T, class Row>
+T row_product_dot(const Exec& exec, Geometry geo, const Row& row, const T* x, T* y) {
+  return box_reduce(
+      exec, geo.extent(), T{0},
+      [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
+        const size_type p = geo.cidx(i, j, k);
+        const T v = row(x, i, j, k, p, p);
+        y[p] = v;
+        return x[p] * v;
+      },
+      ops::Plus{});
+}
+
+template <class Exec, class T, class Row>
+void row_jacobi_sweep(const Exec& exec, Geometry geo, const Row& row, const T* coef, int center,
+                      T omega, const T* b, const T* x, T* x_new) {
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
+    x_new[g] = x[g] + omega * (b[g] - row(x, i, j, k, p, g)) / coef[center * points + p];
+  });
+}
+
+template <class Exec, class T, class Row>
+void row_relax_correction(const Exec& exec, Geometry geo, const Row& row, const T* coef,
+                          int center, T omega, const T* b, const T* x, T* t, int colour,
+                          int parity) {
+  const size_type points = geo.points();
+  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
+    if (!in_colour(i, j, k, colour, parity)) return;
+    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
+    t[g] = omega * (b[g] - row(x, i, j, k, p, g)) / coef[center * points + p];
+  });
+}
+
+/// Whether a symmetric row takes the split paths (SymmetricRow<T, true>):
+/// with a periodic direction, and on the host, where a predicted branch
+/// to the unmasked interior loop is cheaper than masking every neighbour
+/// (masking every neighbour made PFMG-PCG's host solve 1.25x slower).
+template <class Exec>
+bool split_rows(std::array<bool, 3> periodic) {
+  return Exec::location() == Location::host || periodic[0] || periodic[1] || periodic[2];
+}
+/// Whether x has ghosts (SymmetricGhostedRow applies on the device).
+inline bool ghosted(const Geometry& geo) { return geo.g[0] > 0 || geo.g[1] > 0 || geo.g[2] > 0; }
+}  // namespace detail
+
 template <class Exec, class T>
 void symmetric_product(const Exec& exec, Geometry x_geo, const Shape& shape, int center,
                        const T* coef, std::array<bool, 3> periodic, T alpha, const T* x, T beta,
                        const T* z, BoxLayout z_layout, T* y, BoxLayout y_layout) {
-  const Shape s = shape;
-  const Geometry geo = x_geo;
-  const size_type points = geo.points();
-  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
-  // Away from the faces (most cells) both neighbours and the coefficient
-  // of the mirrored entry sit at fixed offsets; only cells near a face
-  // test and wrap.
-  size_type reach[3] = {0, 0, 0};
-  detail::EntryOffsets x_off, c_off;
-  for (int e = 0; e < s.size; ++e) {
-    for (int d = 0; d < 3; ++d) {
-      const size_type r = s.o[e][d] < 0 ? -s.o[e][d] : s.o[e][d];
-      reach[d] = r > reach[d] ? r : reach[d];
-    }
-    x_off.d[e] = detail::ghosted_offset(geo, s.o[e]);
-    c_off.d[e] = s.o[e][0] + geo.n[0] * (s.o[e][1] + geo.n[1] * s.o[e][2]);
+  if (detail::split_rows<Exec>(periodic)) {
+    detail::row_product(exec, x_geo, detail::SymmetricRow<T, true>(x_geo, shape, center, coef, periodic),
+                        alpha, x, beta, z, z_layout, y, y_layout);
+  } else if (detail::ghosted(x_geo)) {
+    detail::row_product(exec, x_geo, detail::SymmetricGhostedRow<T>(x_geo, shape, center, coef),
+                        alpha, x, beta, z, z_layout, y, y_layout);
+  } else {
+    detail::row_product(exec, x_geo,
+                        detail::SymmetricRow<T, false>(x_geo, shape, center, coef, periodic), alpha,
+                        x, beta, z, z_layout, y, y_layout);
   }
-  const size_type r0 = reach[0], r1 = reach[1], r2 = reach[2];
-  box_loop(
-      exec, geo.extent(),
-      [=] STRATA_HD(size_type i, size_type j, size_type k, size_type zi, size_type yi) {
-        const size_type p = geo.cidx(i, j, k);
-        T acc{0};
-        if (i >= r0 && i < geo.n[0] - r0 && j >= r1 && j < geo.n[1] - r1 && k >= r2 &&
-            k < geo.n[2] - r2) {
-          const size_type g = geo.gidx(i, j, k);
-          for (int e = 0; e < s.size; ++e) {
-            acc += coef[e * points + p] * x[g + x_off.d[e]];
-            if (e != center) acc += coef[e * points + p - c_off.d[e]] * x[g - x_off.d[e]];
-          }
-          y[yi] = beta == T{0} ? alpha * acc : alpha * acc + beta * z[zi];
-          return;
-        }
-        for (int e = 0; e < s.size; ++e) {
-          // a(p, p + o) = c_e(p).
-          size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
-          if (detail::locate(geo, p0, p1, p2, a, b, c)) {
-            acc += coef[e * points + p] * x[geo.gidx(a, b, c)];
-          }
-          if (e == center) continue;
-          // a(p, p - o) = a(p - o, p) = c_e(p - o).
-          a = i - s.o[e][0];
-          b = j - s.o[e][1];
-          c = k - s.o[e][2];
-          if (detail::locate(geo, p0, p1, p2, a, b, c)) {
-            acc += coef[e * points + geo.cidx(a, b, c)] * x[geo.gidx(a, b, c)];
-          }
-        }
-        y[yi] = beta == T{0} ? alpha * acc : alpha * acc + beta * z[zi];
-      },
-      z_layout, y_layout);
+}
+
+template <class Exec, class T>
+T symmetric_product_compact_dot(const Exec& exec, Geometry geo, const Shape& shape, int center,
+                                const T* coef, std::array<bool, 3> periodic, const T* x, T* y) {
+  if (detail::split_rows<Exec>(periodic)) {
+    return detail::row_product_dot(
+        exec, geo, detail::SymmetricRow<T, true>(geo, shape, center, coef, periodic), x, y);
+  }
+  return detail::row_product_dot(
+      exec, geo, detail::SymmetricRow<T, false>(geo, shape, center, coef, periodic), x, y);
 }
 
 template <class Exec, class T>
@@ -359,34 +536,37 @@ void jacobi_from_zero(const Exec& exec, Geometry geo, const T* coef, int center,
 }
 
 template <class Exec, class T>
-void relax_correction(const Exec& exec, Geometry geo, const Shape& shape, const T* coef,
-                      int center, T omega, const T* b, const T* x, T* t, int colour, int parity) {
-  const int entries = shape.size;
-  detail::EntryOffsets offsets;
-  for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
-  const size_type points = geo.points();
-  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
-    if (!detail::in_colour(i, j, k, colour, parity)) return;
-    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
-    T acc{0};
-    for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[g + offsets.d[e]];
-    t[g] = omega * (b[g] - acc) / coef[center * points + p];
-  });
+void relax_correction(const Exec& exec, Geometry geo, const StencilMatrix<T>& A, T omega,
+                      const T* b, const T* x, T* t, int colour, int parity) {
+  if (!A.symmetric) {
+    detail::row_relax_correction(exec, geo, detail::GhostedRow<T>(geo, A.shape, A.coef), A.coef,
+                                 A.center, omega, b, x, t, colour, parity);
+  } else if (detail::split_rows<Exec>(A.periodic)) {
+    detail::row_relax_correction(
+        exec, geo, detail::SymmetricRow<T, true>(geo, A.shape, A.center, A.coef, A.periodic),
+        A.coef, A.center, omega, b, x, t, colour, parity);
+  } else {
+    detail::row_relax_correction(exec, geo,
+                                 detail::SymmetricGhostedRow<T>(geo, A.shape, A.center, A.coef),
+                                 A.coef, A.center, omega, b, x, t, colour, parity);
+  }
 }
 
 template <class Exec, class T>
-void jacobi_sweep(const Exec& exec, Geometry geo, const Shape& shape, const T* coef, int center,
-                  T omega, const T* b, const T* x, T* x_new) {
-  const int entries = shape.size;
-  detail::EntryOffsets offsets;
-  for (int e = 0; e < entries; ++e) offsets.d[e] = detail::ghosted_offset(geo, shape.o[e]);
-  const size_type points = geo.points();
-  box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
-    const size_type p = geo.cidx(i, j, k), g = geo.gidx(i, j, k);
-    T acc{0};
-    for (int e = 0; e < entries; ++e) acc += coef[e * points + p] * x[g + offsets.d[e]];
-    x_new[g] = x[g] + omega * (b[g] - acc) / coef[center * points + p];
-  });
+void jacobi_sweep(const Exec& exec, Geometry geo, const StencilMatrix<T>& A, T omega, const T* b,
+                  const T* x, T* x_new) {
+  if (!A.symmetric) {
+    detail::row_jacobi_sweep(exec, geo, detail::GhostedRow<T>(geo, A.shape, A.coef), A.coef,
+                             A.center, omega, b, x, x_new);
+  } else if (detail::split_rows<Exec>(A.periodic)) {
+    detail::row_jacobi_sweep(
+        exec, geo, detail::SymmetricRow<T, true>(geo, A.shape, A.center, A.coef, A.periodic),
+        A.coef, A.center, omega, b, x, x_new);
+  } else {
+    detail::row_jacobi_sweep(exec, geo,
+                             detail::SymmetricGhostedRow<T>(geo, A.shape, A.center, A.coef), A.coef,
+                             A.center, omega, b, x, x_new);
+  }
 }
 
 template <class Exec, class T>
@@ -571,6 +751,42 @@ void non_galerkin_product(const Exec& exec, Geometry fine, Geometry coarse, int 
     }
     coarse_coef[center * coarse_points + pc] = diagonal;
   });
+}
+
+template <class Exec, class T>
+T symmetry_defect(const Exec& exec, Geometry geo, const Shape& shape, int center, EntryMap mirror,
+                  std::array<bool, 3> periodic, const T* coef) {
+  const Shape s = shape;
+  const size_type points = geo.points();
+  const bool p0 = periodic[0], p1 = periodic[1], p2 = periodic[2];
+  return box_reduce(
+      exec, geo.extent(), T{0},
+      [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
+        const size_type p = geo.cidx(i, j, k);
+        const T dp = coef[center * points + p];
+        T worst{0};
+        for (int e = 0; e < s.size; ++e) {
+          const int m = mirror.e[e];
+          if (m < 0 || e == center) continue;
+          size_type a = i + s.o[e][0], b = j + s.o[e][1], c = k + s.o[e][2];
+          if (!detail::locate(geo, p0, p1, p2, a, b, c)) continue;
+          const size_type q = geo.cidx(a, b, c);
+          const T u = coef[e * points + p], v = coef[m * points + q], dq = coef[center * points + q];
+          const T diff = u > v ? u - v : v - u;
+          T scale = u < T{0} ? -u : u;
+          const T abs_v = v < T{0} ? -v : v, abs_p = dp < T{0} ? -dp : dp,
+                  abs_q = dq < T{0} ? -dq : dq;
+          scale = abs_v > scale ? abs_v : scale;
+          scale = abs_p > scale ? abs_p : scale;
+          scale = abs_q > scale ? abs_q : scale;
+          // Non-finite entries: differences that are not numbers count as
+          // infinitely asymmetric.
+          const T r = diff == T{0} ? T{0} : (diff - diff == T{0} ? diff / scale : std::numeric_limits<T>::infinity());
+          worst = r > worst ? r : worst;
+        }
+        return worst;
+      },
+      ops::Max{});
 }
 
 template <class Exec, class T>
