@@ -3,6 +3,7 @@
 // Defined in backend/cuda/base/executor.cu; only called when STRATA_WITH_CUDA.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "strata/core/executor.hpp"
@@ -26,5 +27,16 @@ int device_count() noexcept;
 /// from the device run at full bus speed. Throws out_of_memory.
 void* allocate_pinned(std::size_t bytes);
 void free_pinned(void* pointer) noexcept;
+
+/// Work recorded from an executor's stream as an executable CUDA graph.
+struct RecordedWork;
+/// Calls `work` while the executor's stream records (nothing it queues
+/// runs), and returns the recording. `work` may only queue stream-ordered
+/// work on that stream (kernels, copies between device arrays, fills): no
+/// waits, no reads back. An exception from `work` ends the recording and
+/// propagates.
+std::shared_ptr<RecordedWork> record(const CudaExec& exec, const std::function<void()>& work);
+/// Queues the recorded work on the executor's stream, as one launch.
+void replay(const CudaExec& exec, const RecordedWork& work);
 
 }  // namespace strata::cuda_detail

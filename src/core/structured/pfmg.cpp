@@ -9,8 +9,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 
+#include "core/cuda_bridge.hpp"
 #include "core/single_precision.hpp"
 #include "core/structured/geometry.hpp"
 #include "kernels/base/primitives_kernels.hpp"
@@ -56,6 +58,10 @@ struct PfmgCycle {
   /// cycle only).
   std::vector<StructMatrix<S>> own_matrices;
   std::vector<Array<S>> own_weights;
+  /// Cycles run so far, and the cycle recorded for replay (see
+  /// PfmgParams::record_cycle; the single-precision cycle on a device).
+  mutable int runs = 0;
+  mutable std::shared_ptr<cuda_detail::RecordedWork> recorded;
 };
 
 template <class T>
@@ -751,6 +757,35 @@ void run_cycle(const PfmgCycle<S>& C, const std::vector<PfmgLevel>& levels,
   store_zero(0);  // a one-level hierarchy whose only level is not relaxed
 }
 
+/// run_cycle for the single-precision cycle, which only apply() runs:
+/// recorded at its second run on a device and replayed from then on. The
+/// recording holds the vectors' addresses as they were when it was made,
+/// and the host's record of the cycle (the vectors swapped by the sweeps,
+/// the written flags) ends in the state the recorded cycle leaves, which
+/// is all apply() reads afterwards (x of level 0); the cycle never reads
+/// the flags of a level before it sets them, so every replay repeats the
+/// recorded decisions.
+void run_single_cycle(const PfmgCycle<float>& C, const std::vector<PfmgLevel>& levels,
+                      const PfmgParams& params, int coarsest_repeats) {
+#if STRATA_WITH_CUDA
+  const Executor& exec = C.A.front()->executor();
+  if (params.record_cycle && exec.is_cuda()) {
+    exec.visit([&](const auto& e) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
+        if (!C.recorded && C.runs > 0) {
+          C.recorded =
+              cuda_detail::record(e, [&] { run_cycle(C, levels, params, coarsest_repeats); });
+        }
+        if (C.recorded) cuda_detail::replay(e, *C.recorded);
+      }
+    });
+    if (C.recorded) return;
+  }
+#endif
+  run_cycle(C, levels, params, coarsest_repeats);
+  ++C.runs;
+}
+
 }  // namespace
 
 template <class T>
@@ -816,7 +851,7 @@ T Pfmg<T>::apply_and_dot(const Vector<T>& b, Vector<T>& x, bool want_dot) const 
   });
   C.b[0].update_ghosts();
   C.written[0] = 0;
-  run_cycle(C, D.info, D.params, D.coarsest_repeats);
+  run_single_cycle(C, D.info, D.params, D.coarsest_repeats);
   return executor().visit([&](const auto& ex) {
     if (want_dot) {
       return ks::convert_box_dot(ex, geo.extent(), plain, x.data(), ghosted, C.x[0].data().data(),

@@ -39,6 +39,45 @@ std::shared_ptr<detail::CudaContext> context_for(int device) {
 
 void* stream_handle(const detail::CudaContext& context) noexcept { return context.stream; }
 
+struct RecordedWork {
+  cudaGraphExec_t graph = nullptr;
+  RecordedWork() = default;
+  RecordedWork(const RecordedWork&) = delete;
+  RecordedWork& operator=(const RecordedWork&) = delete;
+  // Deferred by CUDA while a replay is still queued.
+  ~RecordedWork() {
+    if (graph) cudaGraphExecDestroy(graph);
+  }
+};
+
+std::shared_ptr<RecordedWork> record(const CudaExec& exec, const std::function<void()>& work) {
+  activate(exec);
+  const cudaStream_t stream = exec.context().stream;
+  // Thread-local: other threads' CUDA calls are not disturbed by it.
+  STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    work();
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream, &partial);
+    if (partial) cudaGraphDestroy(partial);
+    cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t graph = nullptr;
+  STRATA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  auto recorded = std::make_shared<RecordedWork>();
+  const cudaError_t status = cudaGraphInstantiate(&recorded->graph, graph, 0);
+  cudaGraphDestroy(graph);  // the executable graph does not need it
+  STRATA_CUDA_CHECK(status);
+  return recorded;
+}
+
+void replay(const CudaExec& exec, const RecordedWork& work) {
+  activate(exec);
+  STRATA_CUDA_CHECK(cudaGraphLaunch(work.graph, exec.context().stream));
+}
+
 void* allocate(const CudaExec& exec, std::size_t bytes) {
   if (bytes == 0) return nullptr;
   activate(exec);
