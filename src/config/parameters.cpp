@@ -369,8 +369,8 @@ void declare_classical(std::vector<Parameter>& out) {
             {"ext+e", Interpolation::mm_ext_e}},
            "Interpolation", {.flags = {"--interpolation"}});
   c.integer("max_elements_per_row", &C::max_elements_per_row, at_least(-1),
-            "Interpolation entries per row (0: no limit; -1: auto, 6 with hmis on the host, 0 on "
-            "and below its automatic aggressive levels, 4 elsewhere)",
+            "Interpolation entries per row (0: no limit; -1: auto, 6 with hmis on the host, 4 "
+            "elsewhere)",
             {.flags = {"--pmax"}});
   c.number("truncation_factor", &C::truncation_factor, half_open(0, 1),
            "Relative interpolation truncation (0: off)", {.flags = {"--truncation"}});

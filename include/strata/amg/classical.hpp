@@ -102,11 +102,13 @@ const char* to_string(Splitting splitting) noexcept;
 ///  - Pmax 6 (hypre's 4 keeps 4 of the 6 equal C neighbours that HMIS
 ///    leaves a 7-point F point, always the same side: 8 iterations on
 ///    Laplace3D10 against 7, 9 on diffusion27 64^3 against 8);
-///  - aggressive coarsening (A2, two-stage interpolation without stage or
-///    product truncation, as hypre's agg_P_max_elmts and
-///    agg_P12_max_elmts of 0, and no Pmax on the levels below it, whose
-///    operators couple far: Pmax 6 there cost poisson3d 64^3 an iteration
-///    and jumps3d two) of a level of at least
+///  - aggressive coarsening (A2, two-stage interpolation without stage
+///    truncation, as hypre's agg_P12_max_elmts of 0, the product P1 P2
+///    truncated to Pmax 6 like every level: without that truncation there
+///    and below, poisson3d and jumps3d 64^3 took one iteration fewer (11
+///    and 14), but 7-point 128^3 spent 2.0 s instead of 1.3 in its Galerkin
+///    products for the same 12 iterations, bench/NOTES.md session 20) of a
+///    level of at least
 ///    kAutomaticAggressiveRows rows whose HMIS splitting keeps at least
 ///    kAutomaticAggressiveFraction of its points (slow coarsening, which
 ///    makes the operator complexity grow: poisson3d 64^3 3.34 without,
@@ -126,8 +128,7 @@ struct ClassicalParams {
   double max_row_sum = 1.0;
   Interpolation interpolation = Interpolation::mm_ext_i;
   /// Pmax: at most this many entries per row of P (0 = no limit; -1 =
-  /// automatic: 6 on an ordinary level of the host recipe, 0 on one of its
-  /// automatic aggressive levels and on every level below one, else 4).
+  /// automatic: 6 on a level of the host recipe, else 4).
   int max_elements_per_row = 4;
   /// Entries with |p_ij| < truncation_factor * max_j |p_ij| are dropped
   /// (0 = off), in [0, 1).

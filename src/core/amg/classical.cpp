@@ -263,14 +263,6 @@ class ClassicalCoarsening final : public Coarsening<T> {
     L.aggressive = p_.aggressive_levels < 0
                        ? L.splitting_kind == Splitting::hmis && automatic_aggressive(n, nc)
                        : level < p_.aggressive_levels;
-    // Automatic Pmax after an automatic aggressive level: no limit, there
-    // and on every level below it (their operators couple far: truncating
-    // them to 6 cost poisson3d and jumps3d 64^3 one and two iterations).
-    if (p_.max_elements_per_row < 0 && p_.aggressive_levels < 0) {
-      bool after_aggressive = L.aggressive;
-      for (int k = 0; k < level; ++k) after_aggressive = after_aggressive || levels_[k].aggressive;
-      if (after_aggressive) L.params.max_elements_per_row = 0;
-    }
     if (L.aggressive) {
       L.P = std::make_shared<CsrMatrix<T>>(aggressive(A, level, L, cmap, nc, times));
     } else {
