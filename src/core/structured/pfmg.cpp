@@ -318,7 +318,8 @@ Pfmg<T>::Pfmg(std::shared_ptr<const StructMatrix<T>> A, PfmgParams params)
     D.A0 = std::make_shared<const StructMatrix<T>>(std::move(*merged));
     merged_level0 = true;
   }
-  const Executor& exec = D.A0->executor();
+  // A copy: step 4 may replace D.A0, whose executor a reference would name.
+  const Executor exec = D.A0->executor();
   const int ndim = grid.ndim();
 
   // 1. Coupling per direction on the finest matrix -> mesh spacings dxyz
