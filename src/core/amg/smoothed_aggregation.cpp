@@ -269,10 +269,11 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                                std::to_string(k));
     }
 
-    strength_and_aggregation(A, level, state, times, params_.strength_threshold);
+    StrengthGraph<T> S = strength(A, level, state, times, params_.strength_threshold);
     if (needs_theta_zero(state.strong_edges, A.num_blocks() - nodes)) {
-      strength_and_aggregation(A, level, state, times, 0.0);
+      S = strength(A, level, state, times, 0.0);
     }
+    aggregation(S, level, state, times);
     const double theta = state.theta;
     const size_type count = state.aggregates.count();
     if (count == 0 || count * k >= A.rows()) return std::nullopt;
@@ -637,6 +638,7 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     }
     const Array<T>& B = near_null_[static_cast<std::size_t>(level)];
     SaLevel<T> state;
+    StrengthGraph<T> S;
     locally(comm, [&] {
       if (B.size() != M.local_rows() * k) {
         throw dimension_mismatch("smoothed aggregation: the near-null space of level " +
@@ -646,15 +648,18 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
                                  std::to_string(k));
       }
       state.converted = std::make_shared<const BsrMatrix<T>>(to_bsr(M.diag(), b));
-      strength_and_aggregation(*state.converted, level, state, times, params_.strength_threshold);
+      S = strength(*state.converted, level, state, times, params_.strength_threshold);
     });
     // Decided over all processes, so that every process uses one theta.
     const size_type off_diagonal =
         state.converted ? state.converted->num_blocks() - state.converted->block_rows() : 0;
-    if (needs_theta_zero(strata::detail::sum_over_processes(comm, state.strong_edges),
-                         strata::detail::sum_over_processes(comm, off_diagonal))) {
-      locally(comm, [&] { strength_and_aggregation(*state.converted, level, state, times, 0.0); });
-    }
+    const bool theta_zero =
+        needs_theta_zero(strata::detail::sum_over_processes(comm, state.strong_edges),
+                         strata::detail::sum_over_processes(comm, off_diagonal));
+    locally(comm, [&] {
+      if (theta_zero) S = strength(*state.converted, level, state, times, 0.0);
+      aggregation(S, level, state, times);
+    });
     const double theta = state.theta;
     const size_type count = state.aggregates.count();
     const size_type global_count = strata::detail::sum_over_processes(comm, count);
@@ -727,9 +732,9 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     return block_size_ > 0 ? block_size_ : std::max(params_.block_size, 1);
   }
 
-  /// Stages 1 and 2 on a BSR matrix (the level, or on a distributed level
-  /// this process's diagonal block): block strength, then MIS(2) aggregates
-  /// of the nodes into state.aggregates (and state.keep).
+  /// Stage 1 on a BSR matrix (the level, or on a distributed level this
+  /// process's diagonal block): the block strength graph of the nodes at
+  /// threshold `theta` (state.keep, state.theta, state.strong_edges).
   /// A threshold above every coupling of a level (theta 0.05 on a scalar
   /// 27-point stencil, whose couplings are 1/26 of the diagonal) leaves no
   /// connection strong: no aggregate forms, coarsening would stop at that
@@ -740,8 +745,8 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     return params_.strength_threshold > 0 && strong_edges == 0 && off_diagonal_blocks > 0;
   }
 
-  void strength_and_aggregation(const BsrMatrix<T>& A, int level, SaLevel<T>& state,
-                                StageTimes& times, double theta) const {
+  StrengthGraph<T> strength(const BsrMatrix<T>& A, int level, SaLevel<T>& state, StageTimes& times,
+                            double theta) const {
     const Executor& exec = A.executor();
     const int b = A.row_block_size();
     const size_type nodes = A.block_rows();
@@ -773,11 +778,14 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       state.theta = theta;
       state.strong_edges = S.col_idx.size();
     }
-    // 2. MIS(2) aggregates of the nodes.
-    {
-      StageTimer clock(exec, times, "aggregation");
-      state.aggregates = aggregate(S, params_.seed, level);
-    }
+    return S;
+  }
+
+  /// Stage 2: MIS(2) aggregates of the nodes of S into state.aggregates.
+  void aggregation(const StrengthGraph<T>& S, int level, SaLevel<T>& state,
+                   StageTimes& times) const {
+    StageTimer clock(S.col_idx.executor(), times, "aggregation");
+    state.aggregates = aggregate(S, params_.seed, level);
   }
 
   /// Stage 3: P_tent (state.tentative) by per-aggregate QR of B (k

@@ -171,7 +171,9 @@ struct CompactRow {
     }
   }
 
-  STRATA_HD T operator()(const T* x, size_type i, size_type j, size_type k, size_type p) const {
+  /// x is compact: its index of cell p is p.
+  STRATA_HD T operator()(const T* x, size_type i, size_type j, size_type k, size_type p,
+                         size_type /*xi*/) const {
     const size_type points = geo.points();
     T acc{0};
     if constexpr (!Wrap) {
@@ -203,15 +205,19 @@ struct CompactRow {
   }
 };
 
+/// A row functor called as row(x, i, j, k, p, xi): A x at cell (i, j, k),
+/// p its index in a compact array, xi in x's array (p for a compact x).
+/// y = A x over the cells, x and y compact.
 template <class Exec, class T, class Row>
 void compact_product(const Exec& exec, const Row& row, const T* x, T* y) {
   const Geometry geo = row.geo;
   box_loop(exec, geo.extent(), [=] STRATA_HD(size_type i, size_type j, size_type k) {
     const size_type p = geo.cidx(i, j, k);
-    y[p] = row(x, i, j, k, p);
+    y[p] = row(x, i, j, k, p, p);
   });
 }
 
+/// compact_product, returning x^T y from the same pass.
 template <class Exec, class T, class Row>
 T compact_product_dot(const Exec& exec, const Row& row, const T* x, T* y) {
   const Geometry geo = row.geo;
@@ -219,7 +225,7 @@ T compact_product_dot(const Exec& exec, const Row& row, const T* x, T* y) {
       exec, geo.extent(), T{0},
       [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
         const size_type p = geo.cidx(i, j, k);
-        const T v = row(x, i, j, k, p);
+        const T v = row(x, i, j, k, p, p);
         y[p] = v;
         return x[p] * v;
       },
@@ -431,19 +437,6 @@ void row_product(const Exec& exec, Geometry geo, const Row& row, T alpha, const 
 }
 
 template <class Exec, class T, class Row>
-T row_product_dot(const Exec& exec, Geometry geo, const Row& row, const T* x, T* y) {
-  return box_reduce(
-      exec, geo.extent(), T{0},
-      [=] STRATA_HD(size_type i, size_type j, size_type k) -> T {
-        const size_type p = geo.cidx(i, j, k);
-        const T v = row(x, i, j, k, p, p);
-        y[p] = v;
-        return x[p] * v;
-      },
-      ops::Plus{});
-}
-
-template <class Exec, class T, class Row>
 void row_jacobi_sweep(const Exec& exec, Geometry geo, const Row& row, const T* coef, int center,
                       T omega, const T* b, const T* x, T* x_new) {
   const size_type points = geo.points();
@@ -498,11 +491,11 @@ template <class Exec, class T>
 T symmetric_product_compact_dot(const Exec& exec, Geometry geo, const Shape& shape, int center,
                                 const T* coef, std::array<bool, 3> periodic, const T* x, T* y) {
   if (detail::split_rows<Exec>(periodic)) {
-    return detail::row_product_dot(
-        exec, geo, detail::SymmetricRow<T, true>(geo, shape, center, coef, periodic), x, y);
+    return detail::compact_product_dot(
+        exec, detail::SymmetricRow<T, true>(geo, shape, center, coef, periodic), x, y);
   }
-  return detail::row_product_dot(
-      exec, geo, detail::SymmetricRow<T, false>(geo, shape, center, coef, periodic), x, y);
+  return detail::compact_product_dot(
+      exec, detail::SymmetricRow<T, false>(geo, shape, center, coef, periodic), x, y);
 }
 
 template <class Exec, class T>
