@@ -24,9 +24,12 @@
 // (the default, "solve"), the same graph without the early start
 // ("recorded"), a thread-per-row kernel launched per level from the host
 // ("launched", the schedule before the graph), and one kernel for all
-// levels ("sync-free"); all should give the same solution bit for bit (a
-// note is printed otherwise). A graph is recorded by the first solve of
-// its schedule: in the warm-up, not in the times.
+// levels ("sync-free"). The two graphs run the same kernels and must agree
+// bit for bit; the thread-per-row schedules sum each row in stored order,
+// the graph's kernels by lanes, so those agree up to rounding (a note is
+// printed when they differ by more than 1e-12 of the largest entry). A
+// graph is recorded by the first solve of its schedule: in the warm-up,
+// not in the times.
 
 #include <algorithm>
 #include <cmath>
@@ -116,11 +119,16 @@ std::vector<Result> run_case(const std::string& spec, const Options& o) {
     r.gbytes_per_second = bytes / r.solve / 1e9;
     if (!o.host) {
       using S = detail::TriangularDeviceSchedule;
+      const auto reference = x.to_vector();
+      const auto differs = [&](const Vector<double>& other) {
+        const auto v = other.to_vector();
+        double d = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) d = std::max(d, std::abs(v[i] - reference[i]));
+        return d > 1e-12 * max_abs(reference);
+      };
       const S before = detail::triangular_device_schedule(S::sync_free);
       r.solve_sync_free = best_time(exec, o.repeat, [&] { ours->solve(b, y); });
-      if (x.to_vector() != y.to_vector()) {
-        std::printf("(note: the sync-free solution differs from the per-level one) ");
-      }
+      if (differs(y)) std::printf("(note: the sync-free solution differs from the per-level one) ");
       detail::triangular_device_schedule(S::recorded);
       r.solve_recorded = best_time(exec, o.repeat, [&] { ours->solve(b, y); });
       if (x.to_vector() != y.to_vector()) {
@@ -129,9 +137,7 @@ std::vector<Result> run_case(const std::string& spec, const Options& o) {
       detail::triangular_device_schedule(S::launched);
       r.solve_launched = best_time(exec, o.repeat, [&] { ours->solve(b, y); });
       detail::triangular_device_schedule(before);
-      if (x.to_vector() != y.to_vector()) {
-        std::printf("(note: the launched per-level solution differs from the graph's) ");
-      }
+      if (differs(y)) std::printf("(note: the launched per-level solution differs from the graph's) ");
     }
     TriangularSolver<double> jacobi(
         LU, {.triangle = t, .unit_diagonal = unit, .algorithm = TriangularAlgorithm::jacobi,

@@ -18,7 +18,9 @@ namespace strata::detail {
 /// out in level order by an atomic ticket, each waiting on flags set by the
 /// rows it depends on (the thread-per-row synchronization-free SpTrSV of
 /// Liu et al. 2016 / Su et al. 2020, "CapelliniSpTRSV"), so no launch per
-/// level. The same sums in the same order: the same results.
+/// level. launched and sync_free sum each row in stored order (the host's
+/// sums); per_level and recorded run the same kernels, which sum a row by
+/// lanes: equal to each other bit for bit, to the others up to rounding.
 enum class TriangularDeviceSchedule { per_level, recorded, launched, sync_free };
 
 /// Sets the schedule of every later device solve and returns the previous

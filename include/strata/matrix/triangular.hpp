@@ -10,8 +10,10 @@
 ///    in parallel, one level after the other. The levels are computed where
 ///    the matrix lives (on the device by a dependency-count topological
 ///    pass), and the triangle is stored again with its rows in level order.
-///    Each row sums its entries in their stored order, so the result does
-///    not depend on the schedule: host and device agree up to rounding.
+///    The host sums each row in its stored order; the device sums it by
+///    groups of lanes in a fixed order. Neither depends on the thread count
+///    or the run: host and device agree up to rounding, and each repeats
+///    bit for bit.
 ///  - jacobi: the iterative solve (Anzt, Chow, Dongarra 2015, "Iterative
 ///    sparse triangular solves for preconditioning"): `sweeps` Jacobi
 ///    iterations x_{k+1} = D^-1 (b - (T - D) x_k) from x_0 = 0, each an

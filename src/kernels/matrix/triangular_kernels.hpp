@@ -71,7 +71,7 @@ void order_by_level(const Exec& exec, size_type rows, size_type levels, index_ty
 /// [begin, end) of a triangle stored in level order (row k of (ptr, col,
 /// val) is row order[k] of the matrix):
 ///   x[i] = inv_diag[k] (b[i] - sum_e val[e] x[col[e]]),  i = order[k],
-/// the sum in stored order, so every schedule gives the same result.
+/// the sum in stored order (by one thread per row on the device too).
 template <class Exec, class T>
 void solve_level(const Exec& exec, size_type begin, size_type end, const index_type* order,
                  const offset_type* ptr, const index_type* col, const T* val, const T* inv_diag,
@@ -87,8 +87,11 @@ void solve_level(const Exec& exec, size_type begin, size_type end, const index_t
 /// again when `graph` was made for other arrays, another device or stream.
 /// Runs of consecutive levels small enough for one block become one
 /// single-block kernel (a __syncthreads() between levels), and every row is
-/// read by a group of lanes (coalesced, all loads of a row in flight at
-/// once) and summed in stored order. With `overlap`, each level's kernel
+/// read by a group of lanes, each holding up to two of its entries
+/// (coalesced, all loads of a row in flight at once), whose partial sums a
+/// shuffle butterfly adds: a fixed order, so every device solve gives the
+/// same result, equal to solve_level's stored-order sum up to rounding.
+/// With `overlap`, each level's kernel
 /// is a programmatic dependent launch (sm_90): it starts, and loads its
 /// rows' entries, while the previous level runs, and waits only before
 /// reading x.

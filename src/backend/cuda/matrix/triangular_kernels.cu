@@ -133,15 +133,21 @@ __device__ __forceinline__ void wait_for_previous_level() {
 #endif
 }
 
-/// x[order[k]] for position k, by the G lanes of one group (lane < G):
-/// lane t loads entries t, t + G, ... of the row, so the row's loads are
-/// coalesced and in flight together; every lane then folds the products in
-/// stored order from shuffled values, exactly the sum of one thread
-/// walking the row (solve_level, the sync-free kernel): the same results.
-/// Everything but x is loaded before wait() (nothing of the solve writes
-/// it), so with an overlapped launch only the loads of x wait for the
-/// previous level.
-template <int G, class T, class Wait>
+/// x[order[k]] for position k, by the G lanes of one group (lane < G),
+/// each holding E of the row's entries in registers: lane t takes entries
+/// t, t + G, ..., t + (E - 1) G (coalesced across the group), so all loads
+/// of a row up to G E entries are in flight at once, and entries beyond
+/// that are walked by the lanes in further rounds. Each lane sums its own
+/// products; the lanes' sums are added by a butterfly of log2(G) shuffles.
+/// The earlier form (every lane folding all products in stored order from
+/// two shuffles per entry) spent most of a 27-point level in that chain of
+/// shuffles: 4.3 against 1.55 us per level at 256^3 (bench/NOTES.md). The
+/// order of the additions is fixed by (G, E), so every device solve of a
+/// triangle gives the same result; it equals the host's sequential sum up
+/// to rounding. Everything but x is loaded before wait() (nothing of the
+/// solve writes it), so with an overlapped launch only the loads of x wait
+/// for the previous level.
+template <int G, int E, class T, class Wait>
 __device__ __forceinline__ void solve_row(size_type k, int lane, unsigned mask,
                                           const index_type* order, const offset_type* ptr,
                                           const index_type* col, const T* val, const T* inv_diag,
@@ -150,34 +156,37 @@ __device__ __forceinline__ void solve_row(size_type k, int lane, unsigned mask,
   const index_type i = order[k];
   const T bi = b[i];
   const T d = inv_diag[k];
-  offset_type e = first + lane;
-  T v{0};
-  index_type c = 0;
-  if (e < last) {
-    v = val[e];
-    c = col[e];
+  T v[E];
+  index_type c[E];
+#pragma unroll
+  for (int q = 0; q < E; ++q) {
+    const offset_type e = first + lane + static_cast<offset_type>(q) * G;
+    v[q] = T{0};
+    c[q] = -1;
+    if (e < last) {
+      v[q] = val[e];
+      c[q] = col[e];
+    }
   }
   wait();
-  T sum = bi;
-  for (offset_type base = first; base < last;) {
-    const T xv = e < last ? x[c] : T{0};
-    const int count = static_cast<int>(last - base < G ? last - base : G);
+  T xv[E];
 #pragma unroll
-    for (int t = 0; t < G; ++t) {
-      if (t < count) sum -= __shfl_sync(mask, v, t, G) * __shfl_sync(mask, xv, t, G);
-    }
-    base += G;
-    e = base + lane;
-    if (e < last) {
-      v = val[e];
-      c = col[e];
-    }
+  for (int q = 0; q < E; ++q) xv[q] = c[q] >= 0 ? x[c[q]] : T{0};
+  T partial{0};
+#pragma unroll
+  for (int q = 0; q < E; ++q) partial += v[q] * xv[q];
+  for (offset_type e = first + lane + static_cast<offset_type>(E) * G; e < last; e += G) {
+    partial += val[e] * x[col[e]];
   }
-  if (lane == 0) x[i] = d * sum;
+#pragma unroll
+  for (int offset = G / 2; offset > 0; offset /= 2) {
+    partial += __shfl_xor_sync(mask, partial, offset, G);
+  }
+  if (lane == 0) x[i] = d * (bi - partial);
 }
 
 /// One level: positions [begin, end), a group of G lanes per row.
-template <int G, class T>
+template <int G, int E, class T>
 __global__ void __launch_bounds__(level_block)
     solve_level_kernel(size_type begin, size_type end, const index_type* order,
                        const offset_type* ptr, const index_type* col, const T* val,
@@ -186,15 +195,15 @@ __global__ void __launch_bounds__(level_block)
   const size_type thread = static_cast<size_type>(blockIdx.x) * level_block + threadIdx.x;
   const size_type k = begin + thread / G;
   if (k >= end) return;  // the whole group: end - begin rows, G lanes each
-  solve_row<G>(k, static_cast<int>(threadIdx.x % G), group_mask<G>(), order, ptr, col, val,
-               inv_diag, operands->b, operands->x, [] { wait_for_previous_level(); });
+  solve_row<G, E>(k, static_cast<int>(threadIdx.x % G), group_mask<G>(), order, ptr, col, val,
+                  inv_diag, operands->b, operands->x, [] { wait_for_previous_level(); });
 }
 
 /// Levels [first, last) in one block, one after the other: a run of small
 /// levels costs one launch instead of one per level. __syncthreads() orders
 /// each level's writes of x before the next level's reads (one block, one
 /// SM: the barrier makes the block's global writes visible to it).
-template <int G, class T>
+template <int G, int E, class T>
 __global__ void __launch_bounds__(run_block)
     solve_run_kernel(const offset_type* level_ptr, size_type first, size_type last,
                      const index_type* order, const offset_type* ptr, const index_type* col,
@@ -208,7 +217,7 @@ __global__ void __launch_bounds__(run_block)
   for (size_type l = first; l < last; ++l) {
     const offset_type end = level_ptr[l + 1];
     for (offset_type k = level_ptr[l] + threadIdx.x / G; k < end; k += run_block / G) {
-      solve_row<G>(k, lane, mask, order, ptr, col, val, inv_diag, b, x, [] {});
+      solve_row<G, E>(k, lane, mask, order, ptr, col, val, inv_diag, b, x, [] {});
     }
     __syncthreads();
   }
@@ -220,9 +229,14 @@ __global__ void store_operands(Operands<T>* slot, const T* b, T* x) {
   slot->x = x;
 }
 
-/// The lanes per row: the average strict row length rounded up to a power
-/// of two (at most a warp). Longer rows take several rounds of G loads.
-int group_size(size_type rows, size_type nnz) {
+/// The entries of a row held at once: the average strict row length
+/// rounded up to a power of two, at most 32. Longer rows take further
+/// rounds. From 8 on, the row is held by half as many lanes with two
+/// entries each (G = slots / 2, E = 2): fewer threads per level and a
+/// shorter butterfly, the fastest measured on 27-point factors (8 x 2
+/// against 16 x 1: 2.76 against 3.14 ms at 256^3, H200); 7-point factors
+/// (3 entries) take 4 x 1.
+int entry_slots(size_type rows, size_type nnz) {
   int g = 1;
   while (g < 32 && static_cast<size_type>(g) * rows < nnz) g *= 2;
   return g;
@@ -272,7 +286,7 @@ class Capture {
 /// block per level), every other level as its own kernel. With `overlap`,
 /// every kernel after the first is launched programmatically dependent on
 /// the one before (see let_next_level_start).
-template <int G, class T>
+template <int G, int E, class T>
 cudaGraphExec_t record_levels(bool overlap, const std::vector<offset_type>& lp,
                               const offset_type* device_lp, const index_type* order,
                               const offset_type* ptr, const index_type* col, const T* val,
@@ -280,8 +294,8 @@ cudaGraphExec_t record_levels(bool overlap, const std::vector<offset_type>& lp,
   // Loaded before the capture: a kernel's first use may load its module,
   // not a call to make while capturing.
   cudaFuncAttributes level_attributes, run_attributes;
-  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&level_attributes, solve_level_kernel<G, T>));
-  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&run_attributes, solve_run_kernel<G, T>));
+  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&level_attributes, solve_level_kernel<G, E, T>));
+  STRATA_CUDA_CHECK(cudaFuncGetAttributes(&run_attributes, solve_run_kernel<G, E, T>));
   // The early start is safe only where the kernels hold the wait: their
   // code for an architecture below sm_90 (a PTX JIT-compiled on a newer
   // GPU included) has no griddepcontrol, and a level launched early would
@@ -311,14 +325,14 @@ cudaGraphExec_t record_levels(bool overlap, const std::vector<offset_type>& lp,
       size_type last = l + 1;
       while (last < levels && small(last)) ++last;
       const cudaLaunchConfig_t c = config(1, run_block, l == 0);
-      STRATA_CUDA_CHECK(cudaLaunchKernelEx(&c, solve_run_kernel<G, T>, device_lp, l, last, order,
+      STRATA_CUDA_CHECK(cudaLaunchKernelEx(&c, solve_run_kernel<G, E, T>, device_lp, l, last, order,
                                            ptr, col, val, inv_diag, operands));
       l = last;
     } else {
       const size_type threads = (lp[l + 1] - lp[l]) * G;
       const auto blocks = static_cast<unsigned>((threads + level_block - 1) / level_block);
       const cudaLaunchConfig_t c = config(blocks, level_block, l == 0);
-      STRATA_CUDA_CHECK(cudaLaunchKernelEx(&c, solve_level_kernel<G, T>, lp[l], lp[l + 1], order,
+      STRATA_CUDA_CHECK(cudaLaunchKernelEx(&c, solve_level_kernel<G, E, T>, lp[l], lp[l + 1], order,
                                            ptr, col, val, inv_diag, operands));
       ++l;
     }
@@ -475,17 +489,19 @@ void solve_levels(const CudaExec& exec, bool overlap,
     const size_type rows = level_ptr.back();
     const auto* operands = state->operands.as<Operands<T>>();
     const auto* device_lp = state->level_ptr.as<offset_type>();
-    const auto record = [&](auto group) {
-      state->graph = record_levels<decltype(group)::value>(overlap, level_ptr, device_lp, order,
-                                                           ptr, col, val, inv_diag, operands);
+    const auto record = [&](auto lanes, auto entries) {
+      state->graph = record_levels<decltype(lanes)::value, decltype(entries)::value>(
+          overlap, level_ptr, device_lp, order, ptr, col, val, inv_diag, operands);
     };
-    switch (group_size(rows, nnz)) {
-      case 1: record(std::integral_constant<int, 1>{}); break;
-      case 2: record(std::integral_constant<int, 2>{}); break;
-      case 4: record(std::integral_constant<int, 4>{}); break;
-      case 8: record(std::integral_constant<int, 8>{}); break;
-      case 16: record(std::integral_constant<int, 16>{}); break;
-      default: record(std::integral_constant<int, 32>{}); break;
+    using one = std::integral_constant<int, 1>;
+    using two = std::integral_constant<int, 2>;
+    switch (entry_slots(rows, nnz)) {
+      case 1: record(one{}, one{}); break;
+      case 2: record(two{}, one{}); break;
+      case 4: record(std::integral_constant<int, 4>{}, one{}); break;
+      case 8: record(std::integral_constant<int, 4>{}, two{}); break;
+      case 16: record(std::integral_constant<int, 8>{}, two{}); break;
+      default: record(std::integral_constant<int, 16>{}, two{}); break;
     }
     graph = std::move(state);
   }
