@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/matrix/ilu_kernels.hpp"
@@ -85,10 +86,16 @@ void factor(CsrMatrix<T>& LU, const char* who) {
            .algorithm = TriangularAlgorithm::level_scheduled});
   const auto& level_ptr = lower.level_ptr();
   exec.visit([&](const auto& e) {
-    for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l) {
-      kernels::ilu::factor_level(e, level_ptr[l], level_ptr[l + 1], lower.level_order().data(),
-                                 LU.row_ptr().data(), LU.col_idx().data(), diag.data(),
-                                 LU.values().data());
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
+      kernels::ilu::factor_levels(e, level_ptr, LU.nnz(), lower.level_order().data(),
+                                  LU.row_ptr().data(), LU.col_idx().data(), diag.data(),
+                                  LU.values().data());
+    } else {
+      for (std::size_t l = 0; l + 1 < level_ptr.size(); ++l) {
+        kernels::ilu::factor_level(e, level_ptr[l], level_ptr[l + 1], lower.level_order().data(),
+                                   LU.row_ptr().data(), LU.col_idx().data(), diag.data(),
+                                   LU.values().data());
+      }
     }
   });
   const size_type bad = exec.visit([&](const auto& e) {

@@ -74,26 +74,32 @@ size_type diagonal_positions(const Exec& exec, size_type rows, const offset_type
   return missing == none ? -1 : missing;
 }
 
+/// Row i of the IKJ factorization (see factor_level), by one thread.
+template <class T>
+STRATA_HD inline void factor_row(size_type i, const offset_type* row_ptr,
+                                 const index_type* col_idx, const offset_type* diag, T* values) {
+  const offset_type row_end = row_ptr[i + 1];
+  // Sorted rows: the entries left of the diagonal are those with k < i.
+  for (offset_type p = row_ptr[i]; p < diag[i]; ++p) {
+    const index_type k = col_idx[p];
+    const T l = values[p] / values[diag[k]];
+    values[p] = l;
+    offset_type at = p + 1;
+    for (offset_type e = diag[k] + 1; e < row_ptr[k + 1]; ++e) {
+      const index_type j = col_idx[e];
+      while (at < row_end && col_idx[at] < j) ++at;
+      if (at == row_end) break;
+      if (col_idx[at] == j) values[at] -= l * values[e];
+    }
+  }
+}
+
 template <class Exec, class T>
 void factor_level(const Exec& exec, size_type begin, size_type end, const index_type* order,
                   const offset_type* row_ptr, const index_type* col_idx, const offset_type* diag,
                   T* values) {
   parallel_for(exec, end - begin, [=] STRATA_HD(size_type q) {
-    const size_type i = order[begin + q];
-    const offset_type row_end = row_ptr[i + 1];
-    // Sorted rows: the entries left of the diagonal are those with k < i.
-    for (offset_type p = row_ptr[i]; p < diag[i]; ++p) {
-      const index_type k = col_idx[p];
-      const T l = values[p] / values[diag[k]];
-      values[p] = l;
-      offset_type at = p + 1;
-      for (offset_type e = diag[k] + 1; e < row_ptr[k + 1]; ++e) {
-        const index_type j = col_idx[e];
-        while (at < row_end && col_idx[at] < j) ++at;
-        if (at == row_end) break;
-        if (col_idx[at] == j) values[at] -= l * values[e];
-      }
-    }
+    factor_row(order[begin + q], row_ptr, col_idx, diag, values);
   });
 }
 

@@ -2,12 +2,12 @@
 // computation: a dependency-count topological pass (Kahn's algorithm).
 
 #include <cuda/atomic>
-
 #include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/base/lane_groups.cuh"
 #include "backend/cuda/base/parallel.cuh"
 #include "kernels/matrix/transpose_kernels.hpp"
 #include "kernels/matrix/triangular_kernels.ipp"
@@ -104,16 +104,7 @@ struct Operands {
 constexpr int level_block = 256;
 constexpr int run_block = 1024;
 
-/// The lanes of this thread's group of G (G divides 32, groups never cross
-/// a warp), for the shuffles: groups of one warp may loop different counts.
-template <int G>
-__device__ __forceinline__ unsigned group_mask() {
-  if constexpr (G == 32) {
-    return 0xffffffffu;
-  } else {
-    return ((1u << G) - 1) << ((threadIdx.x % 32) / G * G);
-  }
-}
+using cuda_detail::group_mask;
 
 /// Programmatic dependent launch (sm_90): a level's kernel may start while
 /// the previous level's runs, and waits only before it reads x.
