@@ -144,7 +144,10 @@ class Progress {
       return finish(SolveStatus::converged_recurrence_only,
                     what + "; going on from the true residual did not reduce it (from " +
                         number(last_failed_true_) +
-                        "): A may be singular with b outside its range");
+                        "): the tolerance may lie below the accuracy attainable in double "
+                        "precision for this matrix (about machine epsilon times ||A|| ||x||, "
+                        "large for strongly varying coefficients), or A may be singular with b "
+                        "outside its range");
     }
     last_failed_true_ = true_norm;
     if (info.iterations >= p_.max_iterations) {
