@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "backend/host/base/parallel.hpp"
+#include "backend/host/matrix/column_marks.hpp"
 #include "kernels/base/random.hpp"
 #include "kernels/matrix/spgemm_kernels.ipp"
 
@@ -45,25 +46,9 @@ namespace host_product {
 constexpr index_type empty_key = std::numeric_limits<index_type>::max();
 // Rows per OpenMP task: small enough to balance rows of uneven work.
 constexpr size_type rows_per_task = 64;
-// Column marks (4 bytes each) all threads together may hold: 64 MB.
-constexpr size_type dense_marks_budget = size_type{1} << 24;
-
-/// Whether a product with B of `columns` columns takes the column marks on
-/// `exec`'s threads.
-inline bool use_marks(const HostExec& exec, size_type columns) {
-  return columns * host_detail::thread_count(exec) <= dense_marks_budget;
-}
-
-/// One mark per column of B: the column's place in the row at hand, or -1.
-/// Between rows every mark is -1 again (reset through the row's columns).
-struct ColumnMarks {
-  std::vector<std::int32_t> place;
-  void reserve(size_type columns) {
-    if (place.size() < static_cast<std::size_t>(columns)) {
-      place.assign(static_cast<std::size_t>(columns), -1);
-    }
-  }
-};
+using host_detail::ColumnMarks;
+using host_detail::for_each_with_scratch;
+using host_detail::use_marks;
 
 /// The distinct column indices of one row of C, and, once the row is
 /// sorted, the place of each in it.
@@ -158,26 +143,6 @@ struct NumericScratch {
   ColumnSet set;
   ColumnMarks marks;
 };
-
-/// f(scratch, i) for every i in [0, n), in dynamic chunks of `chunk` over
-/// the threads, each thread with its own Scratch.
-template <class Scratch, class F>
-void for_each_with_scratch(const HostExec& exec, size_type n, size_type chunk, F&& f) {
-#if STRATA_WITH_OPENMP
-  const int threads = host_detail::thread_count(exec);
-#pragma omp parallel num_threads(threads) if (n > chunk)
-  {
-    Scratch scratch;
-#pragma omp for schedule(dynamic, chunk)
-    for (size_type i = 0; i < n; ++i) f(scratch, i);
-  }
-#else
-  (void)exec;
-  (void)chunk;
-  Scratch scratch;
-  for (size_type i = 0; i < n; ++i) f(scratch, i);
-#endif
-}
 
 /// acc[place(j)] += a_ik b_kj for the products of row i in A's order (for
 /// each a_ik, B's row k in its stored order): the order of the device.
