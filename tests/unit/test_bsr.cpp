@@ -288,6 +288,26 @@ TEST_P(Bsr, TransposeOfRectangularBlocks) {
   }
 }
 
+// The host transposes by counting, with atomics and a per-column sort on
+// several threads: past the parallel threshold (18,000 blocks here) one and
+// four threads must give the same matrix, that of the plain loops.
+TEST(BsrHost, TransposeOnOneAndFourThreadsIsTheSame) {
+  const auto A = random_bsr(
+      6000, 500, 3, 2,
+      [](size_type I, auto& g) { return I % 9 == 0 ? 0 : 1 + static_cast<size_type>(g() % 5); },
+      17);
+  ASSERT_GT(A.num_blocks(), 8192);
+  std::vector<BsrMatrix<double>> results;
+  for (const int threads : {1, 4}) {
+    results.push_back(transpose(A.to(Executor::host(threads))));
+    results.back().validate();
+  }
+  EXPECT_EQ(results[0].row_ptr().to_vector(), results[1].row_ptr().to_vector());
+  EXPECT_EQ(results[0].col_idx().to_vector(), results[1].col_idx().to_vector());
+  EXPECT_EQ(results[0].values().to_vector(), results[1].values().to_vector());
+  EXPECT_EQ(nonzeros(results[1]), transposed(nonzeros(A)));
+}
+
 TEST_P(Bsr, TransposeGivesTheRestrictionOfAProlongator) {
   // A 3x6-block prolongator and its 6x3-block restriction: R x = P^T x.
   const auto P =

@@ -14,11 +14,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "core/amg/aggregation_internal.hpp"
 #include "core/amg/stage_timer.hpp"
 #include "core/distributed/communication.hpp"
 #include "kernels/amg/smoothed_aggregation_kernels.hpp"
+#include "kernels/matrix/bsr_kernels.hpp"
 #include "strata/amg/aggregation.hpp"
 #include "strata/core/primitives.hpp"
 #include "strata/distributed/operator.hpp"
@@ -328,14 +330,26 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     // 5. R = P^T, explicitly.
     {
       StageTimer clock(exec, times, "restriction");
-      state.R = std::make_shared<BsrMatrix<T>>(transpose(*state.P));
+      const BsrMatrix<T>& P = *state.P;
       if (params_.smooth_prolongator) {
-        state.r_source = Array<offset_type>(exec, state.R->num_blocks());
+        // Where each block of R comes from in P, for refresh(): the host's
+        // counting transpose gives it; the device finds it afterwards.
+        state.r_source = Array<offset_type>(exec, P.num_blocks());
         exec.visit([&](const auto& e) {
-          sak::transpose_plan(e, nodes, state.P->row_ptr().data(), state.P->col_idx().data(),
-                              state.R->row_ptr().data(), state.R->col_idx().data(),
-                              state.r_source.data());
+          if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
+            state.R = std::make_shared<BsrMatrix<T>>(kernels::bsr::transpose_with_source(
+                e, P.block_rows(), P.block_cols(), P.row_block_size(), P.col_block_size(),
+                P.row_ptr().data(), P.col_idx().data(), P.values().data(), P.num_blocks(),
+                state.r_source.data()));
+          } else {
+            state.R = std::make_shared<BsrMatrix<T>>(transpose(P));
+            sak::transpose_plan(e, nodes, P.row_ptr().data(), P.col_idx().data(),
+                                state.R->row_ptr().data(), state.R->col_idx().data(),
+                                state.r_source.data());
+          }
         });
+      } else {
+        state.R = std::make_shared<BsrMatrix<T>>(transpose(P));
       }
     }
     state.converted.reset();  // refresh converts again (A is not used below)

@@ -102,4 +102,20 @@ BsrMatrix<T> transpose(const Exec& exec, size_type block_rows, size_type block_c
                        const offset_type* row_ptr, const index_type* col_idx, const T* values,
                        size_type num_blocks);
 
+/// The host's transpose, the same matrix by counting
+/// (transpose::transpose_pattern) in O(blocks + block_cols), where the
+/// stable sort above is a merge sort of all blocks.
+template <class T>
+BsrMatrix<T> transpose(const HostExec& exec, size_type block_rows, size_type block_cols, int r,
+                       int c, const offset_type* row_ptr, const index_type* col_idx,
+                       const T* values, size_type num_blocks);
+/// The host's transpose that also writes source[p] = the position in A of
+/// A^T's block p (num_blocks entries), so that a value-only refresh of A^T
+/// is a gather (smoothed aggregation's R = P^T).
+template <class T>
+BsrMatrix<T> transpose_with_source(const HostExec& exec, size_type block_rows, size_type block_cols,
+                                   int r, int c, const offset_type* row_ptr,
+                                   const index_type* col_idx, const T* values, size_type num_blocks,
+                                   offset_type* source);
+
 }  // namespace strata::kernels::bsr

@@ -33,4 +33,12 @@ template <class T>
 CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols, size_type nnz,
                            const offset_type* row_ptr, const index_type* col_idx, const T* values);
 
+/// The host's counting transpose of a pattern alone: t_ptr (cols + 1
+/// entries) and t_col (nnz) of A^T, and source[p] = the position in A of
+/// A^T's entry p, so that any per-entry data follows (the block transpose
+/// moves blocks by it; smoothed aggregation keeps it to refresh R = P^T).
+void transpose_pattern(const HostExec& exec, size_type rows, size_type cols, size_type nnz,
+                       const offset_type* row_ptr, const index_type* col_idx, offset_type* t_ptr,
+                       index_type* t_col, offset_type* source);
+
 }  // namespace strata::kernels::transpose

@@ -5,8 +5,10 @@
 #include "kernels/matrix/bsr_kernels.ipp"
 
 #include <algorithm>
+#include <utility>
 
 #include "backend/host/base/parallel.hpp"
+#include "kernels/matrix/transpose_kernels.hpp"
 
 namespace strata::kernels::bsr {
 
@@ -85,6 +87,49 @@ void spmv(const Exec& exec, size_type block_rows, size_type num_blocks, int r, i
   if (r == 6 && c == 3) return fixed(I6{}, I3{});
   detail::spmv_generic(exec, block_rows, r, c, row_ptr, col_idx, values, alpha, x, beta, y);
 }
+
+template <class T>
+BsrMatrix<T> transpose_with_source(const HostExec& exec, size_type block_rows, size_type block_cols,
+                                   int r, int c, const offset_type* row_ptr,
+                                   const index_type* col_idx, const T* values, size_type num_blocks,
+                                   offset_type* source) {
+  const Executor e(exec);
+  Array<offset_type> t_ptr(e, block_cols + 1);
+  Array<index_type> t_col(e, num_blocks);
+  transpose::transpose_pattern(exec, block_rows, block_cols, num_blocks, row_ptr, col_idx,
+                               t_ptr.data(), t_col.data(), source);
+  // Entry (a, j) of the new c x r block is entry (j, a) of the old one.
+  const size_type block = static_cast<size_type>(r) * c;
+  Array<T> t_values(e, num_blocks * block);
+  T* val = t_values.data();
+  parallel_for(exec, num_blocks, [&](size_type p) {
+    const T* from = values + source[p] * block;
+    T* to = val + p * block;
+    for (int a = 0; a < c; ++a) {
+      for (int j = 0; j < r; ++j) to[a * r + j] = from[j * c + a];
+    }
+  });
+  return BsrMatrix<T>(block_cols, block_rows, c, r, std::move(t_ptr), std::move(t_col),
+                      std::move(t_values));
+}
+
+template <class T>
+BsrMatrix<T> transpose(const HostExec& exec, size_type block_rows, size_type block_cols, int r,
+                       int c, const offset_type* row_ptr, const index_type* col_idx,
+                       const T* values, size_type num_blocks) {
+  Array<offset_type> source(Executor(exec), num_blocks);
+  return transpose_with_source(exec, block_rows, block_cols, r, c, row_ptr, col_idx, values,
+                               num_blocks, source.data());
+}
+
+// transpose() is instantiated by bsr_instantiate.inc below, whose
+// transpose(const HostExec&, ...) names this overload (the more specialized).
+template BsrMatrix<float> transpose_with_source<float>(const HostExec&, size_type, size_type, int,
+                                                       int, const offset_type*, const index_type*,
+                                                       const float*, size_type, offset_type*);
+template BsrMatrix<double> transpose_with_source<double>(const HostExec&, size_type, size_type, int,
+                                                         int, const offset_type*, const index_type*,
+                                                         const double*, size_type, offset_type*);
 
 }  // namespace strata::kernels::bsr
 

@@ -43,21 +43,11 @@ void sort_by_source(offset_type* source, index_type* row, size_type n) {
 
 }  // namespace
 
-template <class T>
-CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols, size_type nnz,
-                           const offset_type* row_ptr, const index_type* col_idx, const T* values) {
-  Array<offset_type> t_row_ptr(exec, cols + 1, offset_type{0});
-  Array<index_type> t_col_idx(exec, nnz);
-  Array<T> t_values(exec, nnz);
-  offset_type* t_ptr = t_row_ptr.data();
-  index_type* t_col = t_col_idx.data();
-  T* t_val = t_values.data();
-  const auto result = [&] {
-    return CsrMatrix<T>(cols, rows, std::move(t_row_ptr), std::move(t_col_idx),
-                        std::move(t_values));
-  };
-
+void transpose_pattern(const HostExec& exec, size_type rows, size_type cols, size_type nnz,
+                       const offset_type* row_ptr, const index_type* col_idx, offset_type* t_ptr,
+                       index_type* t_col, offset_type* source) {
   // 1. Entries per column, then the offsets (t_ptr[cols] starts at 0).
+  std::fill(t_ptr, t_ptr + cols + 1, offset_type{0});
   const bool threaded =
       host_detail::thread_count(exec) > 1 && nnz > host_detail::parallel_threshold;
   if (threaded) {
@@ -76,13 +66,11 @@ CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols,
       for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
         const offset_type p = next[col_idx[k]]++;
         t_col[p] = static_cast<index_type>(i);
-        t_val[p] = values[k];
+        source[p] = k;
       }
     }
-    return result();
+    return;
   }
-  Array<offset_type> source_array(exec, nnz);
-  offset_type* source = source_array.data();
   parallel_for(exec, rows, [&](size_type i) {
     for (offset_type k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
       const offset_type p =
@@ -91,12 +79,25 @@ CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols,
       t_col[p] = static_cast<index_type>(i);
     }
   });
-  // 3. A's order within each column, then the values.
+  // 3. A's order within each column.
   parallel_for(exec, cols, [&](size_type c) {
     sort_by_source(source + t_ptr[c], t_col + t_ptr[c], t_ptr[c + 1] - t_ptr[c]);
   });
-  parallel_for(exec, nnz, [&](size_type p) { t_val[p] = values[source[p]]; });
-  return result();
+}
+
+template <class T>
+CsrMatrix<T> transpose_csr(const HostExec& exec, size_type rows, size_type cols, size_type nnz,
+                           const offset_type* row_ptr, const index_type* col_idx, const T* values) {
+  Array<offset_type> t_row_ptr(exec, cols + 1);
+  Array<index_type> t_col_idx(exec, nnz);
+  Array<T> t_values(exec, nnz);
+  Array<offset_type> source(exec, nnz);
+  transpose_pattern(exec, rows, cols, nnz, row_ptr, col_idx, t_row_ptr.data(), t_col_idx.data(),
+                    source.data());
+  T* t_val = t_values.data();
+  const offset_type* from = source.data();
+  parallel_for(exec, nnz, [&](size_type p) { t_val[p] = values[from[p]]; });
+  return CsrMatrix<T>(cols, rows, std::move(t_row_ptr), std::move(t_col_idx), std::move(t_values));
 }
 
 }  // namespace strata::kernels::transpose
