@@ -4,6 +4,7 @@
 
 #include "strata/matrix/bsr_spgemm.hpp"
 
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -81,34 +82,27 @@ void blocked_numeric(const BsrMatrix<T>& A, const BsrMatrix<T>& B, BsrMatrix<T>&
   });
 }
 
-/// The host executor behind `exec` (which is on the host), with its
-/// thread settings.
-HostExec host_of(const Executor& exec) {
-  return exec.visit([](const auto& e) -> HostExec {
-    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
-      return e;
-    } else {
-      throw invalid_argument("host_of: the executor is not the host");
-    }
-  });
-}
-
 /// C = A B (checked operands), with the block products it took.
 template <class T>
 std::pair<BsrMatrix<T>, size_type> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
   const Executor& exec = A.executor();
-  if (exec.is_host() && A.row_block_size() == 1 && A.col_block_size() == 1 &&
-      B.col_block_size() == 1) {
-    // 1 x 1 blocks (scalar smoothed aggregation) are CSR: one host CSR
-    // product gives the pattern and the values, summed in the order of the
-    // blocked numeric phase, instead of a symbolic product and a second pass.
-    // (The device keeps the blocked path until this is measured there.)
-    auto product = kernels::spgemm::multiply(host_of(exec), block_pattern_of(A), A.values().data(),
-                                             block_pattern_of(B), B.values().data());
-    CsrMatrix<T>& C = product.C;
-    BsrMatrix<T> blocked(C.rows(), C.cols(), 1, 1, C.row_ptr().clone(), C.col_idx().clone(),
-                         std::move(C.values()));
-    return {std::move(blocked), product.products};
+  if (A.row_block_size() == 1 && A.col_block_size() == 1 && B.col_block_size() == 1) {
+    // 1 x 1 blocks (scalar smoothed aggregation) are CSR: on the host one
+    // CSR product gives the pattern and the values, summed in the order of
+    // the blocked numeric phase, instead of a symbolic product and a second
+    // pass. (The device keeps the blocked path until this is measured there.)
+    std::optional<std::pair<BsrMatrix<T>, size_type>> scalar;
+    exec.visit([&](const auto& e) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
+        auto product = kernels::spgemm::multiply(e, block_pattern_of(A), A.values().data(),
+                                                 block_pattern_of(B), B.values().data());
+        CsrMatrix<T>& C = product.C;
+        scalar.emplace(BsrMatrix<T>(C.rows(), C.cols(), 1, 1, C.row_ptr().clone(),
+                                    C.col_idx().clone(), std::move(C.values())),
+                       product.products);
+      }
+    });
+    if (scalar) return std::move(*scalar);
   }
   BlockPattern pattern = symbolic(exec, block_pattern_of(A), block_pattern_of(B));
   const size_type blocks = pattern.col_idx.size();
