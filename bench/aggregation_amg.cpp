@@ -13,7 +13,7 @@
 //                            [--n7 N] [--n27 N] [--na N] [--repeat R]
 //                            [--host] [--no-classical] [--json FILE]
 //                            [--smoother NAME] [--gs-block-rows N] [--gs-inner-sweeps N]
-//                            [--gs-omega W] [--gs-l1] [--sweep-cost]
+//                            [--gs-omega W] [--gs-l1] [--jacobi-estimate] [--sweep-cost]
 //
 // --smoother NAME replaces the smoother of every configuration (auto: the
 // library's default for the executor; see smoother_option.hpp);

@@ -12,8 +12,9 @@
 //   --strong N   the grid N^3 split over the processes
 //   --config     aggregation (K-cycle FCG, the aggregation paper's method)
 //                and/or classical (PMIS + ext+i V-cycle PCG with the
-//                library's default smoother: l1-Jacobi on a GPU, hybrid
-//                Gauss-Seidel on the host, as hypre's defaults); default both.
+//                library's default smoother: damped Jacobi with estimated
+//                omega on a GPU, hybrid Gauss-Seidel on the host); default
+//                both.
 //                elasticity (only when named): blocked smoothed aggregation
 //                (block size 3, the six rigid-body modes, Chebyshev, PCG)
 //                on gallery elasticity3d generated process by process; for
@@ -212,7 +213,7 @@ Config make_config(const std::string& name, const Executor& exec, const Options&
             h, KrylovMethod{Cg{.params = k}}};
   }
   amg::HierarchyParams h;
-  h.smoother = amg::default_smoother(exec);  // l1-Jacobi on a GPU, hybrid Gauss-Seidel on the host
+  h.smoother = amg::default_smoother(exec);
   h.agglomeration_rows = o.agglomeration_rows;
   h.profile_levels = o.profile_levels;
   h.cycle_precision = amg::CyclePrecision::full;

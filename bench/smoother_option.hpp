@@ -8,6 +8,8 @@
 //   --gs-inner-sweeps N    two-stage Gauss-Seidel inner Jacobi sweeps
 //   --gs-omega W           weight of every Gauss-Seidel kind
 //   --gs-l1                two-stage Gauss-Seidel with row l1 norms for D
+//   --jacobi-estimate      jacobi with omega scaled by 4 / (3 rho(D^-1 A))
+//                          (what auto runs on the device)
 //   --sweep-cost           time one smoothing sweep on level 0 beside one SpMV
 // and the sweep-cost measurement (issue 16 item 6).
 
@@ -49,6 +51,8 @@ struct SmootherOption {
       }
     } else if (a == "--gs-l1") {
       set("preconditioner.two_stage_gs.l1", "true", a);
+    } else if (a == "--jacobi-estimate") {
+      set("preconditioner.jacobi.estimate_omega", "true", a);
     } else if (a == "--sweep-cost") {
       sweep_cost = true;
     } else {

@@ -309,7 +309,7 @@ int run_distributed_solve(const SolveOptions& o, config::SolverConfig cfg, const
     }
   }
   const std::size_t near_null_vectors = near_null.size();
-  settle_settings(cfg, facts);
+  settle_settings(cfg, facts, exec.location());
 
   const auto op = std::make_shared<const DistributedOperator<double>>(A);
   const auto shared_reduction = std::make_shared<const DistributedReduction<double>>(comm);

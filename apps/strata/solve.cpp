@@ -89,11 +89,11 @@ nlohmann::ordered_json method_and_outcome(const KrylovMethod& method,
           {"residual_replacements", info.residual_replacements}};
 }
 
-void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts) {
+void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts, Location where) {
   // Refused before the preconditioner is built: a setting the chosen solve
   // ignores (judged after the defaults that follow the matrix: --amg
   // aggregation alone chooses a K-cycle, which --kcycle-levels then serves).
-  if (const auto unused = config::ineffective_settings(cfg); !unused.empty()) {
+  if (const auto unused = config::ineffective_settings(cfg, where); !unused.empty()) {
     std::string all;
     for (const auto& u : unused) all += (all.empty() ? "" : "; ") + u;
     throw usage_error("solve: " + all);
@@ -456,7 +456,7 @@ int run_solve(const SolveOptions& o, config::SolverConfig cfg, const Common& c) 
   // Converted once: with block size > 1 the Krylov method and every level
   // use the BSR form (the blocked GAMG paper's resident block operator).
   const std::shared_ptr<const LevelOperator<double>> op = config::level_operator(cfg, shared_A);
-  settle_settings(cfg, facts);
+  settle_settings(cfg, facts, exec.location());
 
   const bool amg = cfg.preconditioner.type == config::PreconditionerType::amg;
   if (o.resetup && amg && !cfg.preconditioner.amg.hierarchy.keep_resetup_data) {

@@ -64,7 +64,8 @@ Vector<double> read_vector(const std::string& flag, const std::string& path, siz
 /// The last word on the settings once the matrix is known: refuses
 /// (usage_error) a setting the chosen solve ignores, and keeps Chebyshev's
 /// symmetric (Lanczos) estimate only for a matrix known or found symmetric.
-void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts);
+/// `where`: where the levels live (the automatic AMG smoother follows it).
+void settle_settings(config::SolverConfig& cfg, const MatrixFacts& facts, Location where);
 
 /// The rigid-body modes of a problem's own nodes (elasticity3d's), when
 /// the preconditioner is smoothed aggregation with the nodes' dimension as

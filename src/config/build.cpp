@@ -147,6 +147,10 @@ SmootherParams preconditioner_smoother(const SolverConfig& cfg) {
 SmootherParams amg_smoother(const SolverConfig& cfg) { return amg_smoother(cfg, Executor::host()); }
 
 SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec) {
+  return amg_smoother(cfg, exec.location());
+}
+
+SmootherParams amg_smoother(const SolverConfig& cfg, Location where) {
   const auto& p = cfg.preconditioner;
   constexpr auto forward = GaussSeidelSweep::forward, symmetric = GaussSeidelSweep::symmetric;
   switch (p.amg.smoother) {
@@ -166,11 +170,15 @@ SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec) {
               return with_sweep(p.gauss_seidel, d.sweep);
             } else if constexpr (std::is_same_v<D, L1JacobiParams>) {
               return p.l1jacobi;
+            } else if constexpr (std::is_same_v<D, JacobiParams>) {
+              JacobiParams j = p.jacobi;
+              j.estimate_omega = d.estimate_omega;
+              return j;
             } else {
               return d;
             }
           },
-          amg::default_smoother(exec));
+          amg::default_smoother(where));
     case AmgSmootherType::jacobi:
       return p.jacobi;
     case AmgSmootherType::l1jacobi:
@@ -281,12 +289,12 @@ std::string choice_of(const SolverConfig& cfg, const char* path) {
 }
 
 /// The smoothers that run, in words, for a message.
-std::string smoothers_in_use(const SolverConfig& cfg) {
+std::string smoothers_in_use(const SolverConfig& cfg, Location where) {
   const auto& pre = cfg.preconditioner;
   if (pre.type != PreconditionerType::amg) {
     return "preconditioner.type is " + choice_of(cfg, "preconditioner.type");
   }
-  std::string s = "the AMG smoother is " + smoother_name(amg_smoother(cfg));
+  std::string s = "the AMG smoother is " + smoother_name(amg_smoother(cfg, where));
   if (pre.amg.smoother == AmgSmootherType::automatic) {
     s += " (preconditioner.amg.smoother auto with " +
          choice_of(cfg, "preconditioner.amg.coarsening") + " coarsening)";
@@ -322,7 +330,7 @@ std::string ilu_without_effect(const std::optional<SmootherParams>& running, std
 
 }  // namespace
 
-std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
+std::string why_without_effect(const SolverConfig& cfg, std::string_view path, Location where) {
   const auto& pre = cfg.preconditioner;
   const bool amg = pre.type == PreconditionerType::amg;
   const auto in = [&](std::string_view section) {
@@ -338,20 +346,21 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
 
   // A smoother's settings serve that smoother, stand-alone or in AMG.
   const std::optional<SmootherParams> running =
-      amg                                      ? std::optional<SmootherParams>(amg_smoother(cfg))
+      amg ? std::optional<SmootherParams>(amg_smoother(cfg, where))
       : (pre.type == PreconditionerType::none) ? std::nullopt
                                                : std::optional(preconditioner_smoother(cfg));
   const auto smoother_unused = [&](const char* kind, bool runs) -> std::string {
     if (runs) return {};
     return std::string("the ") + kind + " settings serve preconditioner.type " + kind +
-           " or preconditioner.amg.smoother " + kind + "; " + smoothers_in_use(cfg);
+           " or preconditioner.amg.smoother " + kind + "; " + smoothers_in_use(cfg, where);
   };
   if (in("preconditioner.jacobi")) {
     const auto* j = running ? std::get_if<JacobiParams>(&*running) : nullptr;
     if (auto why = smoother_unused("jacobi", j != nullptr); !why.empty()) return why;
     const bool automatic = amg && pre.amg.smoother == AmgSmootherType::automatic;
     if (path == "preconditioner.jacobi.estimate_omega" && automatic) {
-      return "the automatic AMG smoother of aggregation always estimates omega";
+      return "the automatic AMG smoother (aggregation's, and classical AMG's on the device) always "
+             "estimates omega";
     }
     if (path == "preconditioner.jacobi.estimation_steps" && !j->estimate_omega) {
       return "omega is not estimated (preconditioner.jacobi.estimate_omega is false)";
@@ -367,21 +376,21 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
     if (runs) return {};
     return "the gauss_seidel settings serve preconditioner.type gs or sgs or "
            "preconditioner.amg.smoother gs or sgs; " +
-           smoothers_in_use(cfg);
+           smoothers_in_use(cfg, where);
   }
   if (in("preconditioner.multicolor_gs")) {
     const bool runs = running && std::holds_alternative<MulticolorGaussSeidelParams>(*running);
     if (runs) return {};
     return "the multicolor_gs settings serve preconditioner.type multicolor_gs or multicolor_sgs "
            "or the AMG smoother of those names; " +
-           smoothers_in_use(cfg);
+           smoothers_in_use(cfg, where);
   }
   if (in("preconditioner.two_stage_gs")) {
     const bool runs = running && std::holds_alternative<TwoStageGaussSeidelParams>(*running);
     if (runs) return {};
     return "the two_stage_gs settings serve preconditioner.type two_stage_gs or two_stage_sgs "
            "or the AMG smoother of those names; " +
-           smoothers_in_use(cfg);
+           smoothers_in_use(cfg, where);
   }
   if (in("preconditioner.chebyshev")) {
     const auto* c = running ? std::get_if<ChebyshevParams>(&*running) : nullptr;
@@ -394,7 +403,8 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
     return {};
   }
 
-  if (in("preconditioner.ilu")) return ilu_without_effect(running, path, smoothers_in_use(cfg));
+  if (in("preconditioner.ilu"))
+    return ilu_without_effect(running, path, smoothers_in_use(cfg, where));
 
   if (!in("preconditioner.amg")) return {};
   if (!amg) {
@@ -423,7 +433,7 @@ std::string why_without_effect(const SolverConfig& cfg, std::string_view path) {
   return {};
 }
 
-std::vector<std::string> ineffective_settings(const SolverConfig& cfg) {
+std::vector<std::string> ineffective_settings(const SolverConfig& cfg, Location where) {
   const SolverConfig defaults;
   std::vector<std::string> out;
   for (const GivenSetting& g : cfg.given) {
@@ -433,7 +443,7 @@ std::vector<std::string> ineffective_settings(const SolverConfig& cfg) {
       const Parameter* p = find_parameter(path);
       if (p == nullptr) continue;
       any_changed = any_changed || p->get(cfg) != p->get(defaults);
-      std::string reason = why_without_effect(cfg, path);
+      std::string reason = why_without_effect(cfg, path, where);
       if (reason.empty()) any_effect = true;
       if (why.empty()) why = std::move(reason);
     }

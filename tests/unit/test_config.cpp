@@ -321,7 +321,27 @@ TEST(ConfigGiven, RecordsEachSpellingAndNamesSettingsWithoutEffect) {
   EXPECT_EQ(ineffective_settings(jacobi),
             (std::vector<std::string>{
                 "--preconditioner.jacobi.estimate_omega has no effect: the automatic AMG smoother "
-                "of aggregation always estimates omega"}));
+                "(aggregation's, and classical AMG's on the device) always estimates omega"}));
+  // With classical coarsening the automatic smoother follows where the
+  // levels live: the jacobi settings serve it on the device, the l1jacobi
+  // ones nowhere, and on the host (Gauss-Seidel) neither.
+  SolverConfig classical;
+  flag(classical, "--preconditioner.jacobi.estimation_steps",
+       "preconditioner.jacobi.estimation_steps", "7");
+  EXPECT_TRUE(ineffective_settings(classical, Location::cuda).empty());
+  EXPECT_EQ(ineffective_settings(classical, Location::host),
+            (std::vector<std::string>{
+                "--preconditioner.jacobi.estimation_steps has no effect: the jacobi settings serve "
+                "preconditioner.type jacobi or preconditioner.amg.smoother jacobi; the AMG "
+                "smoother is gs (preconditioner.amg.smoother auto with classical coarsening)"}));
+  SolverConfig l1;
+  flag(l1, "--preconditioner.l1jacobi.omega", "preconditioner.l1jacobi.omega", "0.9");
+  EXPECT_EQ(ineffective_settings(l1, Location::cuda),
+            (std::vector<std::string>{
+                "--preconditioner.l1jacobi.omega has no effect: the l1jacobi settings serve "
+                "preconditioner.type l1jacobi or preconditioner.amg.smoother l1jacobi; the AMG "
+                "smoother is jacobi (preconditioner.amg.smoother auto with classical "
+                "coarsening)"}));
   // AMG settings without AMG.
   SolverConfig none;
   flag(none, "--precond", "preconditioner.type", "none");
@@ -439,6 +459,16 @@ TEST(ConfigBuild, TheAutoSmootherFollowsTheCoarsening) {
   EXPECT_EQ(std::get<GaussSeidelParams>(host).sweep, GaussSeidelSweep::forward);
   EXPECT_EQ(std::get<GaussSeidelParams>(host).block_rows, 512);
   EXPECT_TRUE(std::holds_alternative<GaussSeidelParams>(amg::default_smoother(Executor::host())));
+  // On the device: damped Jacobi with omega from the spectral estimate, with
+  // the jacobi settings (their weight and steps; the estimate always on).
+  cfg.preconditioner.jacobi.omega = 0.9;
+  cfg.preconditioner.jacobi.estimation_steps = 4;
+  const auto device = amg_smoother(cfg, Location::cuda);
+  ASSERT_TRUE(std::holds_alternative<JacobiParams>(device));
+  EXPECT_TRUE(std::get<JacobiParams>(device).estimate_omega);
+  EXPECT_EQ(std::get<JacobiParams>(device).omega, 0.9);
+  EXPECT_EQ(std::get<JacobiParams>(device).estimation_steps, 4);
+  EXPECT_TRUE(std::get<JacobiParams>(amg::default_smoother(Location::cuda)).estimate_omega);
   // The Gauss-Seidel names set the sweep.
   cfg.preconditioner.amg.smoother = AmgSmootherType::two_stage_sgs;
   cfg.preconditioner.two_stage_gs.inner_sweeps = 3;

@@ -302,9 +302,18 @@ const char* to_string(HierarchyParams::KcycleFlavour flavour) noexcept;
 ///   the way up (GaussSeidelParams{}; hypre's host default, relax 13/14),
 ///   which keeps the V-cycle symmetric for CG and, with blocks fixed by
 ///   the matrix, gives the same iterations on any number of threads;
-/// - device: l1-Jacobi (hypre's GPU default) until the Gauss-Seidel forms
-///   (multicolor, two-stage) are measured faster in total time at 256^3.
+/// - device: damped Jacobi with omega = 4 / (3 rho(D^-1 A)), rho estimated
+///   per level (JacobiParams with estimate_omega), as the aggregation paper
+///   smooths. It costs the same per sweep as l1-Jacobi (hypre's GPU
+///   default), whose D_l1 damps a Laplacian row by 1/2 where this damps it
+///   by about 2/3; it took 25-35% fewer PCG iterations on every matrix tried
+///   (bench/NOTES.md, session 22) for a few SpMVs per level of setup. The
+///   Gauss-Seidel forms (multicolor, two-stage) and Chebyshev cost more per
+///   iteration than they save on the device.
 SmootherParams default_smoother(const Executor& exec);
+/// The same by where the levels live (a configuration judged before any
+/// executor exists).
+SmootherParams default_smoother(Location where);
 
 /// The library's default target size of the coarsest level, by executor:
 /// - host: 64 rows. The direct solve of a small level costs nothing on a

@@ -63,11 +63,12 @@ enum class PreconditionerType {
 /// strata/amg/smoothed_aggregation.hpp, the method for elasticity.
 enum class CoarseningType { classical, aggregation, smoothed_aggregation };
 /// The smoother of every AMG level but the coarsest ("preconditioner.amg.smoother").
-/// automatic ("auto"): l1-Jacobi for classical coarsening (hypre's GPU
-/// default), damped Jacobi with omega = 4 / (3 rho(D^-1 A)) for aggregation
-/// (the aggregation paper's): see amg_smoother(). gs: hybrid l1
-/// Chebyshev for smoothed aggregation (PETSc GAMG's default: a polynomial
-/// in D^-1 A keeps the smoother as parallel as the blocked levels); gs: hybrid l1
+/// automatic ("auto"): for classical coarsening hybrid l1 Gauss-Seidel on
+/// the host and damped Jacobi with omega = 4 / (3 rho(D^-1 A)) on the
+/// device (amg::default_smoother), that damped Jacobi for aggregation (the
+/// aggregation paper's), Chebyshev for smoothed aggregation (PETSc GAMG's
+/// default: a polynomial in D^-1 A keeps the smoother as parallel as the
+/// blocked levels); gs: hybrid l1
 /// Gauss-Seidel forward down and backward up (hypre's relax 13/14); sgs:
 /// symmetric sweeps both ways; multicolor_* and two_stage_* the same for
 /// those kinds; ilu0, iluk, ilut: incomplete LU.
@@ -224,16 +225,21 @@ bool was_given(const SolverConfig& cfg, std::string_view path);
 
 /// Why the parameter at `path` changes nothing in the solve that `cfg`
 /// describes ("only GMRES and FGMRES restart; solver.type is cg"), or an
-/// empty string when it takes effect.
-std::string why_without_effect(const SolverConfig& cfg, std::string_view path);
+/// empty string when it takes effect. `where`: where the levels live (the
+/// automatic AMG smoother, and so which smoother's settings count, follows
+/// it).
+std::string why_without_effect(const SolverConfig& cfg, std::string_view path,
+                               Location where = Location::host);
 
 /// The settings given explicitly (cfg.given) that change nothing in the
 /// solve `cfg` describes, each as "<where> has no effect: <why>". A
 /// setting at its default value is not listed (a configuration written by
 /// config_to_json holds every parameter), nor one of several parameters
 /// set by one spelling when another of them takes effect ("--omega" sets
-/// both Jacobi weights, and one smoother runs).
-std::vector<std::string> ineffective_settings(const SolverConfig& cfg);
+/// both Jacobi weights, and one smoother runs). `where` as for
+/// why_without_effect.
+std::vector<std::string> ineffective_settings(const SolverConfig& cfg,
+                                              Location where = Location::host);
 
 // -------------------------------------------------------------------- JSON
 
@@ -271,10 +277,12 @@ SmootherParams preconditioner_smoother(const SolverConfig& cfg);
 /// The AMG smoother for levels on `exec`: the chosen kind's settings (the
 /// Gauss-Seidel names set the sweep); for "auto" with classical coarsening
 /// the library's default for `exec` (amg::default_smoother: hybrid l1
-/// Gauss-Seidel on the host, l1-Jacobi on the device) with the settings of
-/// its kind, and with aggregation the jacobi settings with estimate_omega
-/// = true.
+/// Gauss-Seidel on the host, damped Jacobi with estimated omega on the
+/// device) with the settings of its kind, and with aggregation the jacobi
+/// settings with estimate_omega = true.
 SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec);
+/// The same by where the levels live.
+SmootherParams amg_smoother(const SolverConfig& cfg, Location where);
 /// The same for the host.
 SmootherParams amg_smoother(const SolverConfig& cfg);
 

@@ -36,10 +36,12 @@ const char* to_string(CycleType type) noexcept {
   return "?";
 }
 
-SmootherParams default_smoother(const Executor& exec) {
-  if (exec.is_host()) return GaussSeidelParams{};
-  return L1JacobiParams{};
+SmootherParams default_smoother(Location where) {
+  if (where == Location::host) return GaussSeidelParams{};
+  return JacobiParams{.estimate_omega = true};
 }
+
+SmootherParams default_smoother(const Executor& exec) { return default_smoother(exec.location()); }
 
 size_type default_coarse_size(const Executor& exec) { return exec.is_host() ? 64 : 600; }
 
