@@ -51,21 +51,20 @@ STRATA_HD inline offset_type find_in_row(const offset_type* row_ptr, const index
   return -1;
 }
 
-/// The entry (j, i) transposed to entry k = (i, j) of row i, or -1. On a
-/// CPU the mirrored place first: in a symmetric stencil's sorted rows,
-/// column i sits in row j as far from its end as j from row i's start, and
-/// a bisection's mispredicted branches cost more than the one look (27-point
-/// 128^3: the strength graph 0.87 -> 0.58 s on two cores). The device
-/// bisects at once.
+/// The entry (j, i) transposed to entry k = (i, j) of row i, or -1. The
+/// mirrored place first: in a symmetric stencil's sorted rows, column i
+/// sits in row j as far from its end as j from row i's start. On a CPU a
+/// bisection's mispredicted branches cost more than the one look (27-point
+/// 128^3: the strength graph 0.87 -> 0.58 s on two cores); on the device
+/// the look is one load where the bisection is a chain of five (27-point
+/// 192^3 on an H200: the aggregation strength stage 41 ms with bisection).
 STRATA_HD inline offset_type find_transposed(const offset_type* row_ptr, const index_type* col_idx,
                                              bool sorted, index_type i, offset_type k) {
   const index_type j = col_idx[k];
-#if !defined(__CUDA_ARCH__)
   if (sorted) {
     const offset_type mirrored = row_ptr[j + 1] - 1 - (k - row_ptr[i]);
     if (mirrored >= row_ptr[j] && col_idx[mirrored] == i) return mirrored;
   }
-#endif
   return find_in_row(row_ptr, col_idx, sorted, j, i);
 }
 
