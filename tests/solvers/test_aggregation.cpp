@@ -637,6 +637,58 @@ TEST(AggregationDevice, HostAndDeviceBuildTheSameHierarchy) {
   }
 }
 
+TEST(AggregationDevice, StrengthGraphIsTheHostsBitForBit) {
+  // The device passes give each row a group of 4 to 32 lanes by the mean
+  // row length: rows of about 3 (a tridiagonal), 5, 9, 27 and 81 entries
+  // (elasticity: rows longer than the group), nonsymmetric values
+  // (convdiff3d), and rows stored out of order (the unsorted scan).
+  STRATA_REQUIRE_DEVICE();
+  const auto h = Executor::host(), d = Executor::cuda();
+  std::vector<std::pair<std::string, CsrMatrix<double>>> cases;
+  for (const auto& [name, n] :
+       std::vector<std::pair<std::string, size_type>>{{"poisson2d", 60},
+                                                      {"poisson2d9", 60},
+                                                      {"diffusion27", 20},
+                                                      {"convdiff3d", 20},
+                                                      {"elasticity3d", 6}}) {
+    cases.emplace_back(name, gallery::generate(name, n, h));
+  }
+  {
+    // A tridiagonal with every other row stored backwards.
+    const size_type n = 1000;
+    std::vector<offset_type> rp{0};
+    std::vector<index_type> ci;
+    std::vector<double> va;
+    for (size_type i = 0; i < n; ++i) {
+      std::vector<std::pair<index_type, double>> row;
+      if (i > 0) row.emplace_back(index_type(i - 1), -1.0 - 0.001 * double(i % 7));
+      row.emplace_back(index_type(i), 2.5);
+      if (i + 1 < n) row.emplace_back(index_type(i + 1), -1.0 - 0.001 * double((i + 1) % 7));
+      if (i % 2 == 1) std::reverse(row.begin(), row.end());
+      for (const auto& [j, v] : row) {
+        ci.push_back(j);
+        va.push_back(v);
+      }
+      rp.push_back(offset_type(ci.size()));
+    }
+    cases.emplace_back("tridiagonal, unsorted rows",
+                       CsrMatrix<double>(n, n, Array<offset_type>(h, rp), Array<index_type>(h, ci),
+                                         Array<double>(h, va)));
+  }
+  for (const auto& [name, A] : cases) {
+    for (double alpha : {0.0, 0.25, 0.5}) {
+      const auto Sh = amg::strength_graph(A, alpha);
+      const auto Sd = amg::strength_graph(A.to(d), alpha);
+      const std::string what = name + ", alpha " + std::to_string(alpha);
+      EXPECT_EQ(Sh.symmetrized, Sd.symmetrized) << what;
+      EXPECT_EQ(Sh.row_ptr.to_vector(), Sd.row_ptr.to_vector()) << what;
+      EXPECT_EQ(Sh.col_idx.to_vector(), Sd.col_idx.to_vector()) << what;
+      EXPECT_EQ(Sh.weight.to_vector(), Sd.weight.to_vector()) << what;
+      EXPECT_EQ(Sh.influence.to_vector(), Sd.influence.to_vector()) << what;
+    }
+  }
+}
+
 TEST(AggregationDevice, KcycleGrowthFrom64To256IsAtMostThirtyPercent) {
   // The grid-independence target at its sizes, with the defaults (two
   // K-cycle levels, CG flavour, FCG outside).

@@ -78,11 +78,11 @@ StrengthGraph<T> strength_graph(const CsrMatrix<T>& A, double alpha) {
   StrengthGraph<T> S;
   S.influence = Array<index_type>(exec, n);
   const size_type missing = exec.visit([&](const auto& e) {
-    const bool sorted = agg::row_strength(e, n, A.row_ptr().data(), A.col_idx().data(),
+    const bool sorted = agg::row_strength(e, n, A.nnz(), A.row_ptr().data(), A.col_idx().data(),
                                           A.values().data(), sign.data(), strongest.data());
-    return agg::mark_strong(e, n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), sorted,
-                            T(alpha), sign.data(), strongest.data(), strong.data(), row_ptr.data(),
-                            S.influence.data());
+    return agg::mark_strong(e, n, A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                            A.values().data(), sorted, T(alpha), sign.data(), strongest.data(),
+                            strong.data(), row_ptr.data(), S.influence.data());
   });
   if (missing > 0) {
     // A structurally nonsymmetric pattern: add the missing transposed
@@ -100,9 +100,9 @@ StrengthGraph<T> strength_graph(const CsrMatrix<T>& A, double alpha) {
   S.col_idx = Array<index_type>(exec, edges);
   S.weight = Array<T>(exec, edges);
   exec.visit([&](const auto& e) {
-    agg::fill_strength_graph(e, n, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
-                             sign.data(), strongest.data(), strong.data(), S.row_ptr.data(),
-                             S.col_idx.data(), S.weight.data());
+    agg::fill_strength_graph(e, n, A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                             A.values().data(), sign.data(), strongest.data(), strong.data(),
+                             S.row_ptr.data(), S.col_idx.data(), S.weight.data());
   });
   return S;
 }

@@ -74,8 +74,8 @@ DistributedStrength<T> distributed_strength(const DistributedCsrMatrix<T>& A, do
   offd_codes.values = Array<T>(exec, offd.nnz());
   const auto offset = static_cast<index_type>(n);
   exec.visit([&](const auto& e) {
-    agg::row_strength(e, n, L.row_ptr().data(), L.col_idx().data(), L.values().data(), sign.data(),
-                      strongest.data());
+    agg::row_strength(e, n, L.nnz(), L.row_ptr().data(), L.col_idx().data(), L.values().data(),
+                      sign.data(), strongest.data());
     agg::strength_codes(e, n, L.row_ptr().data(), L.col_idx().data(), L.values().data(), 0,
                         T(alpha), sign.data(), strongest.data(), marks.values.data(),
                         weight.data());

@@ -43,9 +43,11 @@ struct PointIds {
 /// diagonal) and strongest[i] = max_{j != i} (-s_i a_ij), or 0 when no
 /// off-diagonal entry has the sign opposite to the diagonal. Returns
 /// whether every row lists its columns in strictly ascending order (then
-/// mark_strong finds transposed entries by binary search). One pass.
+/// mark_strong finds transposed entries by binary search). One pass. nnz
+/// is row_ptr[rows], here and below (the CUDA forms size their lane groups
+/// by nnz / rows).
 template <class Exec, class T>
-bool row_strength(const Exec& exec, size_type rows, const offset_type* row_ptr,
+bool row_strength(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
                   const index_type* col_idx, const T* values, T* sign, T* strongest);
 
 /// Marks the edges of the symmetric strength graph. For each entry e = (i, j),
@@ -66,7 +68,7 @@ size_type transposed_values(const Exec& exec, size_type rows, const offset_type*
                             const index_type* col_idx, const T* values, T* out);
 
 template <class Exec, class T>
-size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_ptr,
+size_type mark_strong(const Exec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
                       const index_type* col_idx, const T* values, bool sorted, T alpha,
                       const T* sign, const T* strongest, std::uint8_t* strong, offset_type* count,
                       index_type* influence);
@@ -75,9 +77,29 @@ size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_p
 /// scan of count): columns and weights -s_i a_ij / strongest_i (0 when
 /// strongest_i is 0).
 template <class Exec, class T>
-void fill_strength_graph(const Exec& exec, size_type rows, const offset_type* row_ptr,
-                         const index_type* col_idx, const T* values, const T* sign,
-                         const T* strongest, const std::uint8_t* strong,
+void fill_strength_graph(const Exec& exec, size_type rows, size_type nnz,
+                         const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                         const T* sign, const T* strongest, const std::uint8_t* strong,
+                         const offset_type* g_row_ptr, index_type* g_col_idx, T* g_weight);
+
+/// row_strength, mark_strong and fill_strength_graph on the GPU with a group
+/// of 4 to 32 lanes per row, sized to the mean row length, so that a row's
+/// entries are read together (backend/cuda/amg/aggregation_kernels.cu): the
+/// single-source bodies give each row one thread, whose loads over a
+/// 27-entry row hit a different sector per thread of a warp (27-point 192^3
+/// on an H200: 38 ms for the strength stage). Same results bit for bit.
+template <class T>
+bool row_strength(const CudaExec& exec, size_type rows, size_type nnz, const offset_type* row_ptr,
+                  const index_type* col_idx, const T* values, T* sign, T* strongest);
+template <class T>
+size_type mark_strong(const CudaExec& exec, size_type rows, size_type nnz,
+                      const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                      bool sorted, T alpha, const T* sign, const T* strongest, std::uint8_t* strong,
+                      offset_type* count, index_type* influence);
+template <class T>
+void fill_strength_graph(const CudaExec& exec, size_type rows, size_type nnz,
+                         const offset_type* row_ptr, const index_type* col_idx, const T* values,
+                         const T* sign, const T* strongest, const std::uint8_t* strong,
                          const offset_type* g_row_ptr, index_type* g_col_idx, T* g_weight);
 
 /// A + 0 A^T: A's entries plus an explicit zero at (j, i) for every entry

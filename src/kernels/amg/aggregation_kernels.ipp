@@ -120,7 +120,8 @@ STRATA_HD inline std::int8_t decide_row(size_type i, const offset_type* g_row_pt
 // ------------------------------------------------------------ 1. strength
 
 template <class Exec, class T>
-bool row_strength(const Exec& exec, size_type rows, const offset_type* row_ptr,
+bool row_strength(const Exec& exec, size_type rows, size_type /*nnz*/,
+    const offset_type* row_ptr,
                   const index_type* col_idx, const T* values, T* sign, T* strongest) {
   // One pass per row: the diagonal, the extreme off-diagonal values (the
   // largest -s_i a_ij is -min or max depending on s_i) and the column order.
@@ -172,7 +173,8 @@ size_type transposed_values(const Exec& exec, size_type rows, const offset_type*
 }
 
 template <class Exec, class T>
-size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_ptr,
+size_type mark_strong(const Exec& exec, size_type rows, size_type /*nnz*/,
+    const offset_type* row_ptr,
                       const index_type* col_idx, const T* values, bool sorted, T alpha,
                       const T* sign, const T* strongest, std::uint8_t* strong, offset_type* count,
                       index_type* influence) {
@@ -211,7 +213,8 @@ size_type mark_strong(const Exec& exec, size_type rows, const offset_type* row_p
 }
 
 template <class Exec, class T>
-void fill_strength_graph(const Exec& exec, size_type rows, const offset_type* row_ptr,
+void fill_strength_graph(const Exec& exec, size_type rows, size_type /*nnz*/,
+    const offset_type* row_ptr,
                          const index_type* col_idx, const T* values, const T* sign,
                          const T* strongest, const std::uint8_t* strong,
                          const offset_type* g_row_ptr, index_type* g_col_idx, T* g_weight) {
