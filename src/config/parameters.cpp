@@ -243,8 +243,10 @@ void declare_smoothers(std::vector<Parameter>& out) {
               "First kind: lower end of the interval, times rho (< upper_fraction)");
   cheb.number("upper_fraction", &ChebyshevParams::upper_fraction, above(0),
               "Upper end of the interval, times the estimated rho");
-  cheb.integer("estimation_steps", &ChebyshevParams::estimation_steps, at_least(1),
-               "Lanczos (Arnoldi: at most 10) steps of the estimate of rho(D^-1 A)");
+  cheb.integer(
+      "estimation_steps", &ChebyshevParams::estimation_steps, at_least(1),
+      "Krylov steps of the estimate of rho(D^-1 A) (Lanczos; Arnoldi: at most 10); below 6 "
+      "in one synchronisation");
   cheb.boolean("symmetric", &ChebyshevParams::symmetric,
                "Estimate rho by Lanczos (symmetric A); false: Arnoldi");
   cheb.boolean("point_block", &ChebyshevParams::point_block, point_block);

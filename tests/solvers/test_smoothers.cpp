@@ -30,6 +30,13 @@ TEST_P(Smoothers, LanczosAndArnoldiEstimateTheLargestEigenvalue) {
   EXPECT_GT(arnoldi, 0.9 * exact);
   EXPECT_THROW(arnoldi_spectral_radius(CsrOperator<double>(test::shared(A)), 11), invalid_argument);
   EXPECT_EQ(lanczos, lanczos_max_eigenvalue(CsrOperator<double>(test::shared(A)), 10)) << "estimates must repeat";
+  // Below 6 steps the Gram form (one synchronisation): Ritz values of a
+  // smaller Krylov space, so from below and no larger than 6 loop steps'.
+  const double five = lanczos_max_eigenvalue(CsrOperator<double>(test::shared(A)), 5);
+  const double six = lanczos_max_eigenvalue(CsrOperator<double>(test::shared(A)), 6);
+  EXPECT_LE(five, six * (1 + 1e-9));
+  EXPECT_GT(five, 0.85 * exact);
+  EXPECT_LE(six, lanczos * (1 + 1e-9));
 }
 
 TEST_P(Smoothers, ArnoldiOnANonsymmetricMatrix) {

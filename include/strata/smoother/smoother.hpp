@@ -125,13 +125,20 @@ struct ChebyshevParams {
   double lower_fraction = 0.3;
   /// Above 1: the estimate approaches rho from below.
   double upper_fraction = 1.1;
-  int estimation_steps = 10;
+  /// Krylov steps of the estimate. Below 6 (the default 5) the Ritz values
+  /// come from the Gram matrix of the Krylov basis in one synchronisation
+  /// (lanczos_max_eigenvalue; on block levels Arnoldi's Gram form, see
+  /// point_block) instead of two per step: each setup and each resetup
+  /// estimates every level. Five steps took as few PCG iterations as ten on
+  /// elasticity, jumps3d, Poisson and the shared matrices (bench/NOTES.md,
+  /// session 22).
+  int estimation_steps = 5;
   /// Treat A as symmetric when estimating rho (Lanczos); otherwise Arnoldi.
   bool symmetric = true;
   /// On a level with square diagonal blocks, D is the block diagonal (each
   /// node's block inverted) and rho estimates the largest eigenvalue of that
-  /// D^-1 A (Lanczos in the D inner product, or Arnoldi); false: the scalar
-  /// diagonal on every level.
+  /// D^-1 A (Lanczos in the D inner product from 6 steps, Arnoldi's Gram
+  /// form below, or Arnoldi); false: the scalar diagonal on every level.
   bool point_block = true;
 };
 

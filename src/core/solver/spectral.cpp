@@ -85,10 +85,12 @@ double hessenberg_spectral_radius(const std::vector<std::vector<double>>& H, int
 /// Where the basis is numerically dependent (a tiny Cholesky pivot) the
 /// Krylov space is cut there, as Arnoldi stops at an invariant subspace.
 /// Returns -1 when not even one column survives (the caller falls back).
-/// `next(v, out)` computes out = D^-1 A v (the scalar or the block D).
+/// `next(v, out)` computes out = D^-1 A v (the scalar or the block D), or
+/// any operator similar to it (Lanczos' D^-1/2 A D^-1/2); `who` names the
+/// caller in errors.
 template <class T, class Next>
 double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Next& next, int m,
-                                 const Reduction<T>& reduction) {
+                                 const Reduction<T>& reduction, const char* who) {
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   std::vector<Vector<T>> K;
@@ -108,7 +110,7 @@ double gram_ritz_spectral_radius(const LevelOperator<T>& A, const Next& next, in
   const auto G = [&](int i, int j) { return double(gram[i * size + j]); };
   for (int i = 0; i < size; ++i) {
     if (!std::isfinite(G(i, i))) {
-      throw invalid_argument("arnoldi_spectral_radius: the matrix produced NaN or Inf");
+      throw invalid_argument(std::string(who) + ": the matrix produced NaN or Inf");
     }
   }
   std::vector<double> scale(size);
@@ -177,7 +179,7 @@ double arnoldi_radius(const LevelOperator<T>& A, const Next& next, int m,
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   if (m < kernels::solver::max_gram) {
-    const double rho = gram_ritz_spectral_radius(A, next, m, reduction);
+    const double rho = gram_ritz_spectral_radius(A, next, m, reduction, "arnoldi_spectral_radius");
     if (rho >= 0) return rho;
   }
   // Classical Gram-Schmidt: the projections on the whole basis in one pass
@@ -264,6 +266,20 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, int steps, const Reduct
       " (Lanczos on D^-1 A needs a positive diagonal; use arnoldi_spectral_radius)");
   const size_type global_n = global_rows(A, reduction);
   if (global_n == 0) return 0.0;
+  if (steps < kernels::solver::max_gram) {
+    // The same Ritz values from the Gram matrix of the Krylov basis of
+    // S A S: one synchronisation instead of two per step (the Chebyshev
+    // smoothers' estimate on every level of every setup and resetup).
+    Vector<T> t(exec, n);
+    const auto next = [&](const Vector<T>& v, Vector<T>& out) {
+      pointwise_multiply(s, v, t);
+      A.apply(t, out);
+      pointwise_multiply(s, out, out);
+    };
+    const int m = static_cast<int>(std::min<size_type>(steps, global_n));
+    const double rho = gram_ritz_spectral_radius(A, next, m, reduction, "lanczos_max_eigenvalue");
+    if (rho >= 0) return rho;
+  }
   Vector<T> v = start_vector(exec, n, A.global_row_begin()), v_old(exec, n, 0.0), w(exec, n),
             t(exec, n);
   scale(1.0 / reduction.norm2(v), v);
