@@ -350,7 +350,7 @@ class Solver {
     }
     config_ = config::config_from_json(config_json.empty() ? "{}" : config_json);
     notes_ = config::fit_to_problem(config_, A.rows(), A.executor());
-    ineffective_ = config::ineffective_settings(config_);
+    ineffective_ = config::ineffective_settings(config_, A.executor().location());
     if (!near_null_space.is_none()) {
       const auto B = nb::cast<InArray>(near_null_space);
       if (B.ndim() != 2) {
