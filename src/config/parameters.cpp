@@ -316,7 +316,8 @@ void declare_amg(std::vector<Parameter>& out) {
               {"two_stage_sgs", AmgSmootherType::two_stage_sgs}},
              "Smoother with the preconditioner.<kind> settings (auto: on the host gs, hybrid l1 "
              "Gauss-Seidel forward down, backward up; on the device and for aggregation jacobi "
-             "with omega = 4/(3 rho); gs/multicolor_gs/two_stage_gs "
+             "with omega = 4/(3 rho); chebyshev for smoothed aggregation; "
+             "gs/multicolor_gs/two_stage_gs "
              "sweep forward down, backward up, the *sgs forms symmetric both ways)",
              {.flags = {"--smoother"}});
   h.integer("kcycle_levels", &H::kcycle_levels, at_least(0), "Levels that take K-cycles",
