@@ -129,9 +129,9 @@ struct ChebyshevParams {
   /// come from the Gram matrix of the Krylov basis in one synchronisation
   /// (lanczos_max_eigenvalue; on block levels Arnoldi's Gram form, see
   /// point_block) instead of two per step: each setup and each resetup
-  /// estimates every level. Five steps took as few PCG iterations as ten on
-  /// elasticity, jumps3d, Poisson and the shared matrices (bench/NOTES.md,
-  /// session 22).
+  /// estimates every level. Five steps took the iterations of ten, within
+  /// one either way, on elasticity, jumps3d, Poisson and the shared
+  /// matrices (bench/NOTES.md, session 22).
   int estimation_steps = 5;
   /// Treat A as symmetric when estimating rho (Lanczos); otherwise Arnoldi.
   bool symmetric = true;
