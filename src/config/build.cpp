@@ -144,7 +144,7 @@ SmootherParams preconditioner_smoother(const SolverConfig& cfg) {
                          "or ilut");
 }
 
-SmootherParams amg_smoother(const SolverConfig& cfg) { return amg_smoother(cfg, Executor::host()); }
+SmootherParams amg_smoother(const SolverConfig& cfg) { return amg_smoother(cfg, Location::host); }
 
 SmootherParams amg_smoother(const SolverConfig& cfg, const Executor& exec) {
   return amg_smoother(cfg, exec.location());

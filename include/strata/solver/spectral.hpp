@@ -41,8 +41,12 @@ double arnoldi_spectral_radius(const LevelOperator<T>& A, const Vector<T>& inver
 /// in that inner product, carrying y = D v beside each Lanczos vector v (as
 /// preconditioned CG carries the residual beside the preconditioned one):
 /// alpha = v^T A v, D w = A v - alpha y_j - beta y_j-1, ||w||_D^2 =
-/// (D^-1 D w)^T (D w). D itself is never needed. Throws invalid_argument
-/// when D^-1 turns out not positive definite (use Arnoldi then).
+/// (D^-1 D w)^T (D w). D itself is never needed. Fewer than 6 steps take
+/// Arnoldi's Gram form instead (one synchronisation in all, where Lanczos
+/// takes two a step; its Euclidean Ritz values lie in the field of values
+/// of D^-1 A, so they may exceed rho slightly, the safe side for a
+/// smoother's bound). Throws invalid_argument when D^-1 turns out not
+/// positive definite (use Arnoldi then).
 template <class T>
 double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>& inverse, int steps,
                               const Reduction<T>& reduction = Reduction<T>{});

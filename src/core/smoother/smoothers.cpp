@@ -14,7 +14,6 @@
 #include "core/solver/diagonal.hpp"
 #include "kernels/matrix/block_diagonal_kernels.hpp"
 #include "kernels/smoother/smoother_kernels.hpp"
-#include "kernels/solver/solver_kernels.hpp"
 #include "strata/smoother/smoother.hpp"
 #include "strata/solver/spectral.hpp"
 
@@ -219,14 +218,9 @@ class ChebyshevSmoother final : public Smoother<T> {
     }
     if (blocks_) {
       inverse_ = A_->block_diagonal(BlockDiagonalKind::plain);
-      // Lanczos in the D inner product synchronises twice a step; below
-      // the Gram form's limit Arnoldi's Gram form takes one for the whole
-      // estimate (the Euclidean Ritz values of D^-1 A lie in its field of
-      // values, so they may exceed rho slightly: a safe side for Chebyshev).
-      const bool lanczos = p.symmetric && p.estimation_steps >= kernels::solver::max_gram;
-      rho_ = lanczos ? lanczos_max_eigenvalue(*A_, inverse_, p.estimation_steps, reduction)
-                     : arnoldi_spectral_radius(*A_, inverse_, std::min(p.estimation_steps, 10),
-                                               reduction);
+      rho_ = p.symmetric ? lanczos_max_eigenvalue(*A_, inverse_, p.estimation_steps, reduction)
+                         : arnoldi_spectral_radius(*A_, inverse_, std::min(p.estimation_steps, 10),
+                                                   reduction);
     } else {
       d_ = detail::checked_diagonal_scaling(*A_, DiagonalScaling::inverse_diagonal, "chebyshev");
       rho_ = p.symmetric

@@ -311,6 +311,9 @@ double lanczos_max_eigenvalue(const LevelOperator<T>& A, const BlockDiagonal<T>&
                               const Reduction<T>& reduction) {
   require(steps >= 1, "lanczos_max_eigenvalue: steps must be >= 1, got " + std::to_string(steps));
   check_block_inverse(A, inverse, "lanczos_max_eigenvalue");
+  // Lanczos in the D inner product waits twice a step; below the Gram
+  // form's limit Arnoldi's Gram form waits once for the whole estimate.
+  if (steps < kernels::solver::max_gram) return arnoldi_spectral_radius(A, inverse, steps, reduction);
   const Executor& exec = A.executor();
   const size_type n = A.rows();
   const size_type global_n = global_rows(A, reduction);
