@@ -36,6 +36,9 @@ namespace strata::kernels::bsr {
 namespace {
 
 constexpr int spmv_block = 256;
+/// Warps a block-row split aims to keep in flight: an H100/H200 holds 64
+/// per SM on 132 SMs; half of that is plenty for a latency-bound walk.
+constexpr double warps_in_flight = 4096;
 
 /// Smallest power of two >= m.
 constexpr int ceil_pow2(int m) { return m <= 1 ? 1 : 2 * ceil_pow2((m + 1) / 2); }
@@ -99,27 +102,29 @@ struct DiagonalJacobiEpilogue {
   }
 };
 
-template <int R, int C, int G, class T, class Epilogue>
+template <int R, int C, int G, int W, class T, class Epilogue>
 __global__ void __launch_bounds__(spmv_block)
     spmv_slices_kernel(size_type block_rows, const offset_type* __restrict__ row_ptr,
                        const index_type* __restrict__ col_idx, const T* __restrict__ values,
                        const T* __restrict__ x, Epilogue epilogue) {
   constexpr int B = R * C;
-  constexpr int M = G / R;  // blocks a group advances per step
+  constexpr int M = G / R;  // blocks a warp's group advances per step
   static_assert(G <= 32 && (G & (G - 1)) == 0 && M >= 1, "G: a power of two in [R, 32]");
-  const size_type I = (static_cast<size_type>(blockIdx.x) * spmv_block + threadIdx.x) / G;
+  static_assert(W == 1 || G == 32, "several warps per block row: whole warps");
+  const size_type I = (static_cast<size_type>(blockIdx.x) * spmv_block + threadIdx.x) / (G * W);
   const int lane = static_cast<int>(threadIdx.x % G);
+  const int w = W > 1 ? static_cast<int>(threadIdx.x / 32) % W : 0;  // warp within the row
   const int a = lane % R;
   // Groups past the end and spare lanes run with no blocks (no early return:
-  // the whole warp takes part in the shuffles).
+  // the whole warp takes part in the shuffles, the whole block in the barrier).
   offset_type k = 0, last = 0;
   if (I < block_rows && lane < M * R) {
-    k = row_ptr[I] + lane / R;
+    k = row_ptr[I] + w * M + lane / R;
     last = row_ptr[I + 1];
   }
   T sum{0};
-  for (; k < last; k += 2 * M) {
-    const offset_type k2 = k + M;
+  for (; k < last; k += 2 * W * M) {
+    const offset_type k2 = k + W * M;
     const bool second = k2 < last;
     const size_type c1 = __ldg(col_idx + k);
     const size_type c2 = second ? __ldg(col_idx + k2) : c1;
@@ -143,21 +148,39 @@ __global__ void __launch_bounds__(spmv_block)
     const T other = __shfl_down_sync(0xffffffffu, sum, stride, G);
     if (lane + stride < G) sum += other;
   }
-  epilogue.template finish<R, G>(I, I < block_rows, lane, sum);
+  if constexpr (W == 1) {
+    epilogue.template finish<R, G>(I, I < block_rows, lane, sum);
+  } else {
+    // The row's W warp sums (lanes a < R of each warp) meet in shared
+    // memory; its first warp adds them in warp order and finishes the row.
+    __shared__ T partial[spmv_block / 32][R];
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    if (lane < R) partial[warp][lane] = sum;
+    __syncthreads();
+    if (w == 0) {
+      T total{0};
+      if (lane < R) {
+#pragma unroll
+        for (int v = 0; v < W; ++v) total += partial[warp + v][lane];
+      }
+      epilogue.template finish<R, G>(I, I < block_rows, lane, total);
+    }
+  }
 }
 
-template <int R, int C, int G, class T, class Epilogue>
+template <int R, int C, int G, class T, class Epilogue, int W = 1>
 void launch_slices(cudaStream_t stream, size_type block_rows, const offset_type* row_ptr,
                    const index_type* col_idx, const T* values, const T* x,
                    const Epilogue& epilogue) {
   if constexpr (G >= R) {
-    const size_type groups_per_block = spmv_block / G;
+    const size_type groups_per_block = spmv_block / (G * W);
     const size_type blocks = (block_rows + groups_per_block - 1) / groups_per_block;
-    spmv_slices_kernel<R, C, G, T><<<static_cast<unsigned>(blocks), spmv_block, 0, stream>>>(
+    spmv_slices_kernel<R, C, G, W, T><<<static_cast<unsigned>(blocks), spmv_block, 0, stream>>>(
         block_rows, row_ptr, col_idx, values, x, epilogue);
     STRATA_CUDA_CHECK(cudaGetLastError());
   } else {
-    launch_slices<R, C, 2 * G>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
+    launch_slices<R, C, 2 * G, T, Epilogue, W>(stream, block_rows, row_ptr, col_idx, values, x,
+                                               epilogue);
   }
 }
 
@@ -185,7 +208,34 @@ void launch_fixed(cudaStream_t stream, size_type block_rows, size_type num_block
   } else if (fits(16)) {
     launch_slices<R, C, 16>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
   } else {
-    launch_slices<R, C, 32>(stream, block_rows, row_ptr, col_idx, values, x, epilogue);
+    // Long block rows. Where they are few (the restrictions and operators
+    // of smoothed aggregation's coarse levels: 17 to 369 block rows of about
+    // a hundred 6x6 blocks at elasticity3d n = 64), one warp per row leaves
+    // the GPU idle and its serial walk is the whole time (27-49 us, against
+    // a few for the bytes): W warps share a row, as long as the rows in
+    // flight stay under what the GPU holds and each lane keeps at least one
+    // step of two blocks.
+    constexpr int M = 32 / R;
+    const double per_lane = slices / (M * R);
+    int W = 1;
+    while (W < spmv_block / 32 && static_cast<double>(block_rows) * 2 * W <= warps_in_flight &&
+           per_lane / (2 * W) >= 2.0) {
+      W *= 2;
+    }
+    const auto run = [&](auto w) {
+      launch_slices<R, C, 32, T, Epilogue, decltype(w)::value>(stream, block_rows, row_ptr, col_idx,
+                                                               values, x, epilogue);
+    };
+    using std::integral_constant;
+    if (W == 8) {
+      run(integral_constant<int, 8>{});
+    } else if (W == 4) {
+      run(integral_constant<int, 4>{});
+    } else if (W == 2) {
+      run(integral_constant<int, 2>{});
+    } else {
+      run(integral_constant<int, 1>{});
+    }
   }
 }
 
