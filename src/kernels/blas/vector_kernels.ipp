@@ -55,8 +55,8 @@ void pointwise_multiply(const Exec& exec, size_type n, const T* x, const T* y, T
 
 template <class Exec, class T>
 T dot(const Exec& exec, size_type n, const T* x, const T* y) {
-  return transform_reduce(exec, n, T{0}, [=] STRATA_HD(size_type i) { return x[i] * y[i]; },
-                          ops::Plus{});
+  return transform_reduce(
+      exec, n, T{0}, [=] STRATA_HD(size_type i) { return x[i] * y[i]; }, ops::Plus{});
 }
 
 template <class Exec, class T>
@@ -102,18 +102,16 @@ template <class Exec, class T>
 std::pair<T, T> dot2(const Exec& exec, size_type n, const T* x, const T* y, const T* z) {
   const auto r = transform_reduce(
       exec, n, detail::Pair<T>{T{0}, T{0}},
-      [=] STRATA_HD(size_type i) { return detail::Pair<T>{x[i] * y[i], x[i] * z[i]}; },
+      [=] STRATA_HD(size_type i) {
+        return detail::Pair<T>{x[i] * y[i], x[i] * z[i]};
+      },
       detail::PairPlus{});
   return {r.first, r.second};
 }
 
 // nvcc must unroll the loops over a pass's columns fully, so that the
-// per-column arrays stay in registers; host compilers decide for themselves.
-#if defined(__CUDACC__)
-#define STRATA_UNROLL_COLUMNS _Pragma("unroll")
-#else
-#define STRATA_UNROLL_COLUMNS
-#endif
+// per-column arrays stay in registers.
+#define STRATA_UNROLL_COLUMNS STRATA_UNROLL
 
 namespace detail {
 /// Up to W columns and their coefficients, copied into the kernel's
@@ -156,8 +154,7 @@ Columns<T, W> columns(int k, const T* const* V, const T* h) {
 /// V_j^T w and out[k] = w^T w. The columns beyond k cost predicated-off
 /// loads and a few flops, not memory traffic.
 template <int W, bool Update, class Exec, class T, class WPtr>
-void multi_pass(const Exec& exec, size_type n, int k, const Columns<T, W>& cols, WPtr w,
-                T* out) {
+void multi_pass(const Exec& exec, size_type n, int k, const Columns<T, W>& cols, WPtr w, T* out) {
   const Columns<T, W> c = cols;
   const ColumnSums<T, W> sums = transform_reduce(
       exec, n, ColumnSums<T, W>{},
@@ -206,16 +203,16 @@ template <class Exec, class T>
 void multi_dot(const Exec& exec, size_type n, int k, const T* const* V, const T* w, T* out) {
   using namespace detail;
   if (k <= narrow_width) {
-    return multi_pass<narrow_width, false>(exec, n, k, columns<narrow_width>(k, V, static_cast<const T*>(nullptr)), w,
-                                           out);
+    return multi_pass<narrow_width, false>(
+        exec, n, k, columns<narrow_width>(k, V, static_cast<const T*>(nullptr)), w, out);
   }
   // Column groups of multi_width; w^T w comes from the first group.
   T norm_squared{0};
   for (int first = 0; first < k; first += multi_width) {
     const int count = std::min(multi_width, k - first);
-    multi_pass<multi_width, false>(exec, n, count,
-                                   columns<multi_width>(count, V + first, static_cast<const T*>(nullptr)), w,
-                                   out + first);
+    multi_pass<multi_width, false>(
+        exec, n, count, columns<multi_width>(count, V + first, static_cast<const T*>(nullptr)), w,
+        out + first);
     if (first == 0) norm_squared = out[count];
   }
   out[k] = norm_squared;
@@ -229,8 +226,7 @@ void multi_axpy(const Exec& exec, size_type n, int k, const T* const* V, const T
   }
   for (int first = 0; first < k; first += multi_width) {
     const int count = std::min(multi_width, k - first);
-    multi_update<multi_width>(exec, n, count, columns<multi_width>(count, V + first, h + first),
-                              w);
+    multi_update<multi_width>(exec, n, count, columns<multi_width>(count, V + first, h + first), w);
   }
 }
 
