@@ -97,6 +97,21 @@ struct Results {
   double spmv_gbs_blocked = 0, spmv_gbs_scalar = 0;
   double spmv_difference = -1, galerkin_difference = -1, vcycle_difference = -1;
   size_type products = 0;
+  /// The recompute's two products: A P (3x3 by 3x6) and R (A P) (6x3 by 3x6).
+  Pair ap_recompute_ms, rap_recompute_ms;
+  /// Blocked A P and R (A P) built once, with the plan a SparseProduct keeps
+  /// on the device (its symbolic phase, the plan, the planned numeric
+  /// phase) against spgemm() (the same symbolic phase, the unplanned
+  /// numeric kernel); equal on the host, which keeps no plan.
+  double ap_built_ms = 0, ap_spgemm_ms = 0, rap_built_ms = 0, rap_spgemm_ms = 0;
+  /// One V-cycle's time on each level (rows, blocked ms, scalar ms), from
+  /// hierarchies that synchronise per level (profile_levels).
+  struct LevelTime {
+    size_type rows = 0;
+    std::string kind;
+    Pair ms;
+  };
+  std::vector<LevelTime> level_ms;
 };
 
 void print_pair(const char* what, const Pair& p, const char* target) {
@@ -115,9 +130,22 @@ void print(const Results& r) {
               r.spmv_gbs_scalar);
   print_pair("P^T A P first time, ms", r.galerkin_ms, "speedup >= 1.8x");
   print_pair("P^T A P recompute, ms", r.recompute_ms, "speedup >= 1.8x");
+  print_pair("  of which A P recompute, ms", r.ap_recompute_ms, "");
+  print_pair("  of which R (A P) recompute, ms", r.rap_recompute_ms, "");
+  std::printf("   %-34s %12.3f %12.3f\n", "A P: SparseProduct / spgemm, ms", r.ap_built_ms,
+              r.ap_spgemm_ms);
+  std::printf("   %-34s %12.3f %12.3f\n", "R (A P): SparseProduct / spgemm, ms", r.rap_built_ms,
+              r.rap_spgemm_ms);
   print_pair("P^T A P peak extra memory, MB", r.peak_mb, "");
   print_pair("V-cycle (scalar l1-Jacobi), ms", r.vcycle_ms, "");
   std::printf("   %-34s %12.3f\n", "V-cycle (point-block l1-Jacobi), ms", r.vcycle_point_block_ms);
+  for (std::size_t l = 0; l < r.level_ms.size(); ++l) {
+    const auto& t = r.level_ms[l];
+    char what[64];
+    std::snprintf(what, sizeof what, "  level %zu (%lld rows, %s), ms", l, (long long)t.rows,
+                  t.kind.c_str());
+    print_pair(what, t.ms, "");
+  }
   print_pair("A, MB", r.a_bytes, "");
   print_pair("P, MB", r.p_bytes, "");
   print_pair("R = P^T, MB", r.r_bytes, "");
@@ -238,6 +266,23 @@ Results run(const Options& o, const Executor& exec) {
   r.recompute_ms.blocked = 1e3 * best_time(exec, o.repeat, [&] { Gb->recompute(R, *A, P); });
   r.recompute_ms.scalar = 1e3 * best_time(exec, o.repeat, [&] { Gs->recompute(Rs, As, Ps); });
   r.galerkin_difference = compare(Gb->result(), Gs->result());
+  {
+    // The recompute's two products alone, to say which one the time is in.
+    SparseProduct<BsrMatrix<double>> APb(*A, P), RAPb(R, APb.result());
+    SparseProduct<CsrMatrix<double>> APs(As, Ps), RAPs(Rs, APs.result());
+    r.ap_recompute_ms.blocked = 1e3 * best_time(exec, o.repeat, [&] { APb.recompute(*A, P); });
+    r.ap_recompute_ms.scalar = 1e3 * best_time(exec, o.repeat, [&] { APs.recompute(As, Ps); });
+    r.rap_recompute_ms.blocked =
+        1e3 * best_time(exec, o.repeat, [&] { RAPb.recompute(R, APb.result()); });
+    r.rap_recompute_ms.scalar =
+        1e3 * best_time(exec, o.repeat, [&] { RAPs.recompute(Rs, APs.result()); });
+    r.ap_built_ms =
+        1e3 * best_time(exec, o.repeat, [&] { SparseProduct<BsrMatrix<double>> X(*A, P); });
+    r.ap_spgemm_ms = 1e3 * best_time(exec, o.repeat, [&] { (void)spgemm(*A, P); });
+    r.rap_built_ms = 1e3 * best_time(exec, o.repeat,
+                                     [&] { SparseProduct<BsrMatrix<double>> X(R, APb.result()); });
+    r.rap_spgemm_ms = 1e3 * best_time(exec, o.repeat, [&] { (void)spgemm(R, APb.result()); });
+  }
   r.products = Gb->products();
   r.ac_blocks = Gb->result().num_blocks();
 
@@ -261,6 +306,35 @@ Results run(const Options& o, const Executor& exec) {
                                   {}, amg::rigid_body_modes(problem.coordinates, 3)),
                               point_block);
     r.vcycle_point_block_ms = 1e3 * best_time(exec, o.repeat, [&] { Hp.apply(b, xb); });
+  }
+  {
+    // Where a V-cycle's time goes: the same two hierarchies again, each
+    // synchronising after every level's part (so the sum is a little above
+    // the V-cycle's time), over `repeat` cycles after a warm-up.
+    amg::HierarchyParams profiled = hp;
+    profiled.profile_levels = true;
+    amg::Hierarchy<double> Pb(std::make_shared<const BsrOperator<double>>(A),
+                              amg::make_smoothed_aggregation_coarsening<double>(
+                                  {}, amg::rigid_body_modes(problem.coordinates, 3)),
+                              profiled);
+    amg::Hierarchy<double> Ps2(std::make_shared<const CsrOperator<double>>(As.clone()),
+                               std::make_unique<ReplayAsCsr>(Hb), profiled);
+    Pb.apply(b, xb);
+    Ps2.apply(b, xs);
+    const auto before_b = Pb.summary(), before_s = Ps2.summary();
+    for (int k = 0; k < o.repeat; ++k) Pb.apply(b, xb);
+    for (int k = 0; k < o.repeat; ++k) Ps2.apply(b, xs);
+    const auto after_b = Pb.summary(), after_s = Ps2.summary();
+    for (std::size_t l = 0; l < after_b.levels.size() && l < after_s.levels.size(); ++l) {
+      Results::LevelTime t;
+      t.rows = after_b.levels[l].rows;
+      t.kind = after_b.levels[l].kind;
+      t.ms.blocked =
+          1e3 * (after_b.levels[l].solve_seconds - before_b.levels[l].solve_seconds) / o.repeat;
+      t.ms.scalar =
+          1e3 * (after_s.levels[l].solve_seconds - before_s.levels[l].solve_seconds) / o.repeat;
+      r.level_ms.push_back(t);
+    }
   }
 
   const auto bytes = [](std::size_t b, std::size_t s) { return Pair{mb(b), mb(s)}; };

@@ -48,25 +48,29 @@ void check_operands(const char* who, const BsrMatrix<T>& A, const BsrMatrix<T>& 
   }
 }
 
-/// C's block pattern and the block products that make it.
+/// C's block pattern, the block products that make it, and how many add
+/// into each block of C.
 struct BlockPattern {
   Array<offset_type> row_ptr;
   Array<index_type> col_idx;
+  Array<float> counts;  // per block of C: the block products adding into it
   size_type block_products = 0;
 };
 
 /// The symbolic phase: the CSR product of A's and B's block patterns, by the
 /// CSR product's own kernels (binning, hash tables, sorted rows) with unit
-/// values in single precision, which are dropped. Reusing the kernels keeps
-/// one tuned symbolic phase for both formats; the values it also computes
-/// cost one multiply-add per block product, against r m c of the blocked
-/// numeric phase.
+/// values in single precision. Reusing the kernels keeps one tuned symbolic
+/// phase for both formats; the values it also computes cost one multiply-add
+/// per block product, against r m c of the blocked numeric phase, and are
+/// the counts a product plan is laid out by (exact: a block of C meets far
+/// fewer than 2^24 products).
 BlockPattern symbolic(const Executor& exec, const kernels::spgemm::Pattern& A,
                       const kernels::spgemm::Pattern& B) {
   return exec.visit([&](const auto& e) {
     const Array<float> a_ones(exec, A.nnz, 1.0f), b_ones(exec, B.nnz, 1.0f);
-    const auto product = kernels::spgemm::multiply(e, A, a_ones.data(), B, b_ones.data());
-    return BlockPattern{product.C.row_ptr().clone(), product.C.col_idx().clone(), product.products};
+    auto product = kernels::spgemm::multiply(e, A, a_ones.data(), B, b_ones.data());
+    return BlockPattern{product.C.row_ptr().clone(), product.C.col_idx().clone(),
+                        std::move(product.C.values()), product.products};
   });
 }
 
@@ -82,24 +86,53 @@ void blocked_numeric(const BsrMatrix<T>& A, const BsrMatrix<T>& B, BsrMatrix<T>&
   });
 }
 
-/// C = A B (checked operands), with the block products it took.
+/// C's values from A's and B's through C's plan.
 template <class T>
-std::pair<BsrMatrix<T>, size_type> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
+void planned_numeric(const BsrMatrix<T>& A, const BsrMatrix<T>& B, BsrMatrix<T>& C,
+                     const Array<offset_type>& plan_ptr, const Array<index_type>& plan_pairs) {
+  const kernels::bsr_spgemm::BlockShape shape{A.row_block_size(), A.col_block_size(),
+                                              B.col_block_size()};
+  C.executor().visit([&](const auto& e) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
+      kernels::bsr_spgemm::planned_numeric(e, shape, C.num_blocks(), plan_ptr.data(),
+                                           plan_pairs.data(), A.values().data(), B.values().data(),
+                                           C.values().data());
+    } else {
+      throw invalid_argument("SparseProduct<BsrMatrix>: a product plan exists on the device only");
+    }
+  });
+}
+
+/// C = A B (checked operands) with the block products it took, and its
+/// plan when `with_plan` and the device can plan it (empty arrays
+/// otherwise).
+template <class T>
+struct Multiplied {
+  BsrMatrix<T> C;
+  size_type block_products = 0;
+  Array<offset_type> plan_ptr;
+  Array<index_type> plan_pairs;
+};
+
+template <class T>
+Multiplied<T> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool with_plan) {
   const Executor& exec = A.executor();
   if (A.row_block_size() == 1 && A.col_block_size() == 1 && B.col_block_size() == 1) {
     // 1 x 1 blocks (scalar smoothed aggregation) are CSR: on the host one
     // CSR product gives the pattern and the values, summed in the order of
     // the blocked numeric phase, instead of a symbolic product and a second
     // pass. (The device keeps the blocked path until this is measured there.)
-    std::optional<std::pair<BsrMatrix<T>, size_type>> scalar;
+    std::optional<Multiplied<T>> scalar;
     exec.visit([&](const auto& e) {
       if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
         auto product = kernels::spgemm::multiply(e, block_pattern_of(A), A.values().data(),
                                                  block_pattern_of(B), B.values().data());
         CsrMatrix<T>& C = product.C;
-        scalar.emplace(BsrMatrix<T>(C.rows(), C.cols(), 1, 1, C.row_ptr().clone(),
-                                    C.col_idx().clone(), std::move(C.values())),
-                       product.products);
+        scalar.emplace(Multiplied<T>{BsrMatrix<T>(C.rows(), C.cols(), 1, 1, C.row_ptr().clone(),
+                                                  C.col_idx().clone(), std::move(C.values())),
+                                     product.products,
+                                     {},
+                                     {}});
       }
     });
     if (scalar) return std::move(*scalar);
@@ -107,11 +140,36 @@ std::pair<BsrMatrix<T>, size_type> multiply(const BsrMatrix<T>& A, const BsrMatr
   BlockPattern pattern = symbolic(exec, block_pattern_of(A), block_pattern_of(B));
   const size_type blocks = pattern.col_idx.size();
   const size_type block = static_cast<size_type>(A.row_block_size()) * B.col_block_size();
-  BsrMatrix<T> C(A.block_rows(), B.block_cols(), A.row_block_size(), B.col_block_size(),
-                 std::move(pattern.row_ptr), std::move(pattern.col_idx),
-                 Array<T>(exec, blocks * block));
-  blocked_numeric(A, B, C);
-  return {std::move(C), pattern.block_products};
+  Multiplied<T> out{BsrMatrix<T>(A.block_rows(), B.block_cols(), A.row_block_size(),
+                                 B.col_block_size(), std::move(pattern.row_ptr),
+                                 std::move(pattern.col_idx), Array<T>(exec, blocks * block)),
+                    pattern.block_products,
+                    {},
+                    {}};
+  const kernels::bsr_spgemm::BlockShape shape{A.row_block_size(), A.col_block_size(),
+                                              B.col_block_size()};
+  bool planned = false;
+  exec.visit([&](const auto& e) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
+      if (!with_plan || !kernels::bsr_spgemm::plannable(shape, block_pattern_of(A),
+                                                        block_pattern_of(B), blocks)) {
+        return;
+      }
+      out.plan_ptr = Array<offset_type>(exec, blocks + 1);
+      out.plan_pairs = Array<index_type>(exec, 2 * pattern.block_products);
+      kernels::bsr_spgemm::plan(e, block_pattern_of(A), block_pattern_of(B),
+                                block_pattern_of(out.C), pattern.counts.data(), out.plan_ptr.data(),
+                                out.plan_pairs.data());
+      planned = true;
+    }
+  });
+  pattern.counts = Array<float>();
+  if (planned) {
+    planned_numeric(A, B, out.C, out.plan_ptr, out.plan_pairs);
+  } else {
+    blocked_numeric(A, B, out.C);
+  }
+  return out;
 }
 
 /// Throws invalid_argument unless M still has the block sizes and block
@@ -145,9 +203,11 @@ SparseProduct<BsrMatrix<T>>::SparseProduct(const BsrMatrix<T>& A, const BsrMatri
        : &B == &A ? a_
                   : detail::describe_pattern(B.executor(), block_pattern_of(B));
   inner_block_ = A.col_block_size();
-  auto [C, block_products] = multiply(A, B);
-  C_ = std::move(C);
-  block_products_ = block_products;
+  Multiplied<T> product = multiply(A, B, /*with_plan=*/true);
+  C_ = std::move(product.C);
+  block_products_ = product.block_products;
+  plan_ptr_ = std::move(product.plan_ptr);
+  plan_pairs_ = std::move(product.plan_pairs);
   built_ = true;
 }
 
@@ -161,6 +221,8 @@ SparseProduct<BsrMatrix<T>>::SparseProduct(SparseProduct&& other) noexcept
       a_(other.a_),
       b_(other.b_),
       block_products_(other.block_products_),
+      plan_ptr_(std::move(other.plan_ptr_)),
+      plan_pairs_(std::move(other.plan_pairs_)),
       built_(std::exchange(other.built_, false)) {}
 
 template <class T>
@@ -171,6 +233,8 @@ SparseProduct<BsrMatrix<T>>& SparseProduct<BsrMatrix<T>>::operator=(
   a_ = other.a_;
   b_ = other.b_;
   block_products_ = other.block_products_;
+  plan_ptr_ = std::move(other.plan_ptr_);
+  plan_pairs_ = std::move(other.plan_pairs_);
   built_ = std::exchange(other.built_, false);
   return *this;
 }
@@ -202,7 +266,11 @@ void SparseProduct<BsrMatrix<T>>::recompute_values(const BsrMatrix<T>& A, const 
                 B.row_block_size() == inner_block_ && B.col_block_size() == C_.col_block_size(),
             "SparseProduct<BsrMatrix>::recompute: the block sizes of A or B changed");
   }
-  blocked_numeric(A, B, C_);
+  if (plan_ptr_.size() > 0) {
+    planned_numeric(A, B, C_, plan_ptr_, plan_pairs_);
+  } else {
+    blocked_numeric(A, B, C_);
+  }
 }
 
 template <class T>
@@ -213,7 +281,7 @@ void SparseProduct<BsrMatrix<T>>::fingerprint_b(const BsrMatrix<T>& B) {
 template <class T>
 BsrMatrix<T> spgemm(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
   check_operands("spgemm", A, B);
-  return multiply(A, B).first;
+  return std::move(multiply(A, B, /*with_plan=*/false).C);
 }
 
 template class SparseProduct<BsrMatrix<float>>;

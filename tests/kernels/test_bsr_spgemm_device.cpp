@@ -4,13 +4,18 @@
 // inputs of hundreds of block rows; a device run repeats bit for bit and the
 // device recompute equals a fresh device product bit for bit; the elasticity
 // Galerkin product with a 3x6 prolongator, also through the level operators.
+// Each product runs planned (the threshold lowered to plan these small ones)
+// and unplanned, and the planned one equals spgemm() (never planned) bit for
+// bit.
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "../unit/sparse_product_util.hpp"
 #include "core/elasticity_prolongator_internal.hpp"
+#include "kernels/matrix/bsr_spgemm_kernels.hpp"
 #include "strata/gallery/gallery.hpp"
 #include "strata/matrix/bsr_spgemm.hpp"
 #include "strata/matrix/galerkin.hpp"
@@ -39,28 +44,57 @@ void expect_identical_blocks(const BsrMatrix<double>& X, const BsrMatrix<double>
 
 /// Host A, B: the device product against the host one; a second device run
 /// and the device recompute bit for bit.
+/// While it lives, plans every product of a compiled shape (`on`) or none:
+/// the default threshold plans some of these tests' products and not others.
+class PlanEverything {
+ public:
+  explicit PlanEverything(bool on) : saved_(kernels::bsr_spgemm::plan_min_threads.load()) {
+    kernels::bsr_spgemm::plan_min_threads = on ? 0 : std::numeric_limits<size_type>::max();
+  }
+  ~PlanEverything() { kernels::bsr_spgemm::plan_min_threads = saved_; }
+  PlanEverything(const PlanEverything&) = delete;
+  PlanEverything& operator=(const PlanEverything&) = delete;
+
+ private:
+  size_type saved_;
+};
+
+bool compiled_shape(int r, int m, int c) {
+  const auto three_or_six = [](int x) { return x == 3 || x == 6; };
+  return (three_or_six(r) && three_or_six(m) && three_or_six(c)) || (r == 1 && m == 1 && c == 1);
+}
+
 void check_device_product(const BsrMatrix<double>& A, const BsrMatrix<double>& B,
                           const std::string& what) {
-  const auto d = Executor::cuda();
-  const auto Ad = A.to(d), Bd = B.to(d);
-  SparseProduct device(Ad, Bd);
-  SparseProduct host(A, B);
-  EXPECT_EQ(device.result().location(), Location::cuda) << what;
-  expect_close_blocks(device.result(), host.result(), what + ": device against host");
-  EXPECT_EQ(device.block_products(), host.block_products()) << what;
-  expect_identical_blocks(device.result(), spgemm(Ad, Bd), what + ": second device run");
-  // The device blocked product against the device CSR product of the
-  // expanded matrices (the same order of sums, fused multiply-adds in both).
-  expect_close_blocks(
-      device.result(),
-      to_bsr(spgemm(to_csr(Ad), to_csr(Bd)), A.row_block_size(), B.col_block_size()),
-      what + ": against the device CSR product");
-  const auto A2 = test::with_new_values(A, 5), B2 = test::with_new_values(B, 6);
-  const auto A2d = A2.to(d), B2d = B2.to(d);
-  device.recompute(A2d, B2d);
-  expect_identical_blocks(device.result(), spgemm(A2d, B2d), what + ": device recompute");
-  host.recompute(A2, B2);
-  expect_close_blocks(device.result(), host.result(), what + ": recompute against host");
+  for (bool planned : {true, false}) {
+    SCOPED_TRACE(planned ? "planned" : "unplanned");
+    const PlanEverything plan(planned);
+    const auto d = Executor::cuda();
+    const auto Ad = A.to(d), Bd = B.to(d);
+    SparseProduct device(Ad, Bd);
+    SparseProduct host(A, B);
+    EXPECT_EQ(host.plan_bytes(), 0u) << what;
+    const bool expect_plan =
+        planned && compiled_shape(A.row_block_size(), A.col_block_size(), B.col_block_size()) &&
+        device.result().num_blocks() > 0;
+    EXPECT_EQ(device.plan_bytes() > 0, expect_plan) << what;
+    EXPECT_EQ(device.result().location(), Location::cuda) << what;
+    expect_close_blocks(device.result(), host.result(), what + ": device against host");
+    EXPECT_EQ(device.block_products(), host.block_products()) << what;
+    expect_identical_blocks(device.result(), spgemm(Ad, Bd), what + ": second device run");
+    // The device blocked product against the device CSR product of the
+    // expanded matrices (the same order of sums, fused multiply-adds in both).
+    expect_close_blocks(
+        device.result(),
+        to_bsr(spgemm(to_csr(Ad), to_csr(Bd)), A.row_block_size(), B.col_block_size()),
+        what + ": against the device CSR product");
+    const auto A2 = test::with_new_values(A, 5), B2 = test::with_new_values(B, 6);
+    const auto A2d = A2.to(d), B2d = B2.to(d);
+    device.recompute(A2d, B2d);
+    expect_identical_blocks(device.result(), spgemm(A2d, B2d), what + ": device recompute");
+    host.recompute(A2, B2);
+    expect_close_blocks(device.result(), host.result(), what + ": recompute against host");
+  }
 }
 
 struct Shape {
@@ -118,6 +152,7 @@ TEST(BsrSpgemmDeviceEdges, EmptyAndTinyOperands) {
 
 TEST(BsrGalerkinDevice, ElasticityWithA3x6ProlongatorMatchesTheHost) {
   STRATA_REQUIRE_DEVICE();
+  const PlanEverything plan(true);  // galerkin_product() below is the unplanned reference
   const auto h = Executor::host(), d = Executor::cuda();
   const size_type ne = 8;
   auto problem = gallery::elasticity3d(h, ne);

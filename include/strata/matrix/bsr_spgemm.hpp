@@ -44,7 +44,16 @@
 ///
 /// Recompute: the product keeps C's block pattern; recompute() on new values
 /// of A and B with the same block patterns and block sizes does no hashing,
-/// no sorting and no allocation: it runs the numeric phase alone.
+/// no sorting and no allocation: it runs the numeric phase alone. On a CUDA
+/// device a SparseProduct also keeps a plan when it pays (compiled block
+/// shapes, at least 2^16 rows of blocks of C): for each block of C its block
+/// products in the order above, 8 bytes each, so that its numeric passes,
+/// the first and every recompute, find no blocks and need no barriers (a
+/// thread per row of each block of C sums its list in registers). Same
+/// sums in the same order: the same bits. On elasticity3d n = 64 (H200) the
+/// recompute of A P took 3.15 -> 2.32 ms and of R (A P) 2.81 -> 1.95 ms, and
+/// the plan held 388 MB beside C (see plan_bytes()). spgemm(), computed
+/// once, keeps no plan.
 
 #include <memory>
 
@@ -89,6 +98,11 @@ class SparseProduct<BsrMatrix<T>> {
     return block_products_ * C_.row_block_size() * inner_block_ * C_.col_block_size();
   }
 
+  /// Bytes of the plan this product keeps for its numeric passes (0 when it
+  /// keeps none: on the host, for block shapes without a compiled path, and
+  /// for products too small for a plan to pay; see the file comment).
+  std::size_t plan_bytes() const noexcept { return plan_ptr_.bytes() + plan_pairs_.bytes(); }
+
  private:
   template <class>
   friend class GalerkinProduct;
@@ -106,6 +120,12 @@ class SparseProduct<BsrMatrix<T>> {
   int inner_block_ = 1;
   detail::OperandPattern a_, b_;
   size_type block_products_ = 0;
+  /// On a CUDA device, for the compiled block shapes: the product's plan
+  /// (each block of C's block products, in the order they add), which
+  /// recompute() walks instead of finding every product's block of C again;
+  /// 8 bytes per block product. Empty on the host and otherwise.
+  Array<offset_type> plan_ptr_;
+  Array<index_type> plan_pairs_;
   bool built_ = false;
 };
 
