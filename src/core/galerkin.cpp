@@ -82,6 +82,21 @@ void GalerkinProduct<Matrix>::recompute(const Matrix& R, const Matrix& A, const 
 }
 
 template <class Matrix>
+void GalerkinProduct<Matrix>::recompute_trusted(const Matrix& R, const Matrix& A, const Matrix& P,
+                                                bool check_a) {
+  checked(R, A, P);
+  if (AP_) {
+    AP_->recompute_values(A, P, check_a, false);
+    RAP_.recompute_values(R, AP_->result(), false, false);
+    return;
+  }
+  // Released: A P afresh, still checked against the fingerprint taken at
+  // release (it is built here, not by the caller).
+  const SparseProduct<Matrix> AP(A, P);
+  RAP_.recompute_values(R, AP.result(), false, true);
+}
+
+template <class Matrix>
 void GalerkinProduct<Matrix>::release_intermediate() {
   if (!AP_) return;
   RAP_.fingerprint_b(AP_->result());

@@ -172,6 +172,31 @@ TEST_P(Galerkin, RecomputeEqualsAFreshProduct) {
   }
 }
 
+TEST_P(Galerkin, TrustedRecomputeEqualsRecomputeAndStillChecksA) {
+  const auto e = exec();
+  const size_type n = 8;
+  const auto A = gallery::poisson3d(e, n, n, n);
+  const auto P = test::linear_prolongator(e, n);
+  const auto R = transpose(P);
+  const auto A2 = symmetric_new_values(A);
+  const auto P2 = test::with_new_values(P, 7);
+  const auto R2 = transpose(P2);
+  for (bool released : {false, true}) {
+    SCOPED_TRACE(released ? "A P released" : "A P kept");
+    GalerkinProduct G(R, A, P);
+    if (released) G.release_intermediate();
+    for (bool check_a : {true, false}) {
+      G.recompute_trusted(R2, A2, P2, check_a);
+      test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "trusted");
+    }
+    // check_a still refuses an A of another pattern (the caller's matrix);
+    // sizes are checked whatever is trusted.
+    EXPECT_THROW(G.recompute_trusted(R2, gallery::diffusion3d_27pt(e, n, n, n), P2, true),
+                 invalid_argument);
+    EXPECT_THROW(G.recompute_trusted(P2, A2, P2, false), dimension_mismatch);
+  }
+}
+
 TEST_P(Galerkin, ChecksOperands) {
   const auto e = exec();
   const auto A = gallery::poisson3d(e, 4, 4, 4);

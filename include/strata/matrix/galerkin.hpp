@@ -55,6 +55,15 @@ class GalerkinProduct {
   /// for bit.
   void recompute(const Matrix& R, const Matrix& A, const Matrix& P);
 
+  /// recompute() for a caller that made R and P itself and keeps their
+  /// patterns (an AMG hierarchy, whose transfers a resetup refreshes in
+  /// place): their patterns are not checked again, nor A's unless
+  /// `check_a` (a hierarchy's coarse operators are its own products; its
+  /// finest is the caller's). Sizes and block sizes are still checked. Each
+  /// pattern check hashes the pattern and waits for the hash: a resetup of
+  /// a four-level elasticity hierarchy on the GPU made 18 of them.
+  void recompute_trusted(const Matrix& R, const Matrix& A, const Matrix& P, bool check_a);
+
   /// Frees the intermediate A P, which for classical interpolation holds
   /// about twice A's entries (the lean resetup of amg::HierarchyParams).
   /// recompute() then multiplies A P afresh, pattern and values, checks that

@@ -51,6 +51,14 @@ class CoarseProduct {
   /// New values of R, A and P with the patterns (and kinds) of construction.
   virtual void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
                          const LevelOperator<T>& P) = 0;
+  /// recompute() by the hierarchy that made R and P (and A, unless
+  /// `check_a`), which skips their pattern checks where the product can
+  /// (GalerkinProduct::recompute_trusted). The default checks everything.
+  virtual void recompute_trusted(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                                 const LevelOperator<T>& P, bool check_a) {
+    (void)check_a;
+    recompute(R, A, P);
+  }
   /// Frees intermediates that recompute() can rebuild from the patterns
   /// (the lean resetup of amg::HierarchyParams); recompute() then rebuilds
   /// them each time, and frees them again. The default keeps everything.

@@ -574,7 +574,8 @@ struct Hierarchy<T>::Impl {
   /// A on one process as its diagonal block (HierarchyParams::
   /// serial_on_one_process), which then holds every entry: the serial
   /// hierarchy on it is the distributed one without the halo machinery.
-  std::shared_ptr<const LevelOperator<T>> level_zero(std::shared_ptr<const LevelOperator<T>> A) const {
+  std::shared_ptr<const LevelOperator<T>> level_zero(
+      std::shared_ptr<const LevelOperator<T>> A) const {
     if (!params.serial_on_one_process) return A;
     const auto* d = dynamic_cast<const DistributedOperator<T>*>(A.get());
     if (d == nullptr) {
@@ -857,7 +858,10 @@ void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
     m.coarsening->refresh(*level.A, l, *level.transfer, m.stage_times);
     {
       StageTimer t(level.A->executor(), m.stage_times, "galerkin");
-      level.galerkin->recompute(*level.transfer->R, *level.A, *level.transfer->P);
+      // R and P are the coarsening's, refreshed in place; A is checked
+      // on level 0 only (the caller's; below it, the previous product's).
+      level.galerkin->recompute_trusted(*level.transfer->R, *level.A, *level.transfer->P,
+                                        /*check_a=*/l == 0);
     }
     m.levels[l + 1].A = level.galerkin->result();
     m.build_smoother(level);

@@ -51,6 +51,12 @@ class SpgemmCoarseProduct final : public CoarseProduct<T> {
     const char* who = "Galerkin product (CSR) recompute";
     product_->recompute(csr_matrix(R, who), csr_matrix(A, who), csr_matrix(P, who));
   }
+  void recompute_trusted(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                         const LevelOperator<T>& P, bool check_a) override {
+    const char* who = "Galerkin product (CSR) recompute";
+    product_->recompute_trusted(csr_matrix(R, who), csr_matrix(A, who), csr_matrix(P, who),
+                                check_a);
+  }
   void release_intermediates() override { product_->release_intermediate(); }
 
  private:
@@ -142,14 +148,28 @@ class BlockedCoarseProduct final : public CoarseProduct<T> {
   std::shared_ptr<const LevelOperator<T>> result() const override { return op_; }
   void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
                  const LevelOperator<T>& P) override {
-    const char* who = "Galerkin product (block) recompute";
-    const InnerBlocks in = inner_blocks(R, A, P);
-    const BlockForm<T> r(R, 1, in.left, who), a(A, in.left, in.right, who), p(P, in.right, 1, who);
-    product_->recompute(*r.matrix, *a.matrix, *p.matrix);
+    refresh(R, A, P,
+            [&](const auto& r, const auto& a, const auto& p) { product_->recompute(r, a, p); });
+  }
+  void recompute_trusted(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                         const LevelOperator<T>& P, bool check_a) override {
+    refresh(R, A, P, [&](const auto& r, const auto& a, const auto& p) {
+      product_->recompute_trusted(r, a, p, check_a);
+    });
   }
   void release_intermediates() override { product_->release_intermediate(); }
 
  private:
+  /// Calls recompute(r, a, p) on the operands in block form.
+  template <class F>
+  static void refresh(const LevelOperator<T>& R, const LevelOperator<T>& A,
+                      const LevelOperator<T>& P, F&& recompute) {
+    const char* who = "Galerkin product (block) recompute";
+    const InnerBlocks in = inner_blocks(R, A, P);
+    const BlockForm<T> r(R, 1, in.left, who), a(A, in.left, in.right, who), p(P, in.right, 1, who);
+    recompute(*r.matrix, *a.matrix, *p.matrix);
+  }
+
   // Holders of op_ keep the product (and so A_c) alive.
   std::shared_ptr<GalerkinProduct<BsrMatrix<T>>> product_;
   std::shared_ptr<const BsrOperator<T>> op_;
