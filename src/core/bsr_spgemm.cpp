@@ -151,8 +151,9 @@ Multiplied<T> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool with_p
   bool planned = false;
   exec.visit([&](const auto& e) {
     if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
-      if (!with_plan || !kernels::bsr_spgemm::plannable(shape, block_pattern_of(A),
-                                                        block_pattern_of(B), blocks)) {
+      if (!with_plan || blocks == 0 ||
+          !kernels::bsr_spgemm::plannable(shape, block_pattern_of(A), block_pattern_of(B),
+                                          blocks)) {
         return;
       }
       out.plan_ptr = Array<offset_type>(exec, blocks + 1);

@@ -61,6 +61,20 @@ CsrMatrix<double> symmetric_new_values(const CsrMatrix<double>& M) {
 
 class Galerkin : public test::OnExecutor {};
 
+/// A Newton step's operands on the 8^3 Laplacian with linear interpolation:
+/// R, A, P, then new values in A and in P (hence R), same patterns.
+struct NewtonStep {
+  static constexpr size_type n = 8;
+  CsrMatrix<double> A, P, R, A2, P2, R2;
+  NewtonStep(const Executor& e, int seed)
+      : A(gallery::poisson3d(e, n, n, n)),
+        P(test::linear_prolongator(e, n)),
+        R(transpose(P)),
+        A2(symmetric_new_values(A)),
+        P2(test::with_new_values(P, seed)),
+        R2(transpose(P2)) {}
+};
+
 TEST_P(Galerkin, AggregationOfALaplacian) {
   const auto e = exec();
   const size_type n = 10;  // 5 x 5 x 5 aggregates of 2 x 2 x 2 points
@@ -133,14 +147,9 @@ TEST_P(Galerkin, TrilinearInterpolationKeepsSymmetryAndConstants) {
 // recompute), the recompute gives a fresh product's values bit for bit.
 TEST_P(Galerkin, RecomputeEqualsAFreshProduct) {
   const auto e = exec();
-  const size_type n = 8;
-  const auto A = gallery::poisson3d(e, n, n, n);
-  const auto P = test::linear_prolongator(e, n);
-  const auto R = transpose(P);
-  // A Newton step: new values in A and in P (hence R), same patterns.
-  const auto A2 = symmetric_new_values(A);
-  const auto P2 = test::with_new_values(P, 42);
-  const auto R2 = transpose(P2);
+  const NewtonStep step(e, 42);
+  const size_type n = step.n;
+  const auto &A = step.A, &P = step.P, &R = step.R, &A2 = step.A2, &P2 = step.P2, &R2 = step.R2;
   for (bool released : {false, true}) {
     SCOPED_TRACE(released ? "A P released" : "A P kept");
     GalerkinProduct G(R, A, P);
@@ -174,16 +183,12 @@ TEST_P(Galerkin, RecomputeEqualsAFreshProduct) {
 
 TEST_P(Galerkin, TrustedRecomputeEqualsRecomputeAndStillChecksA) {
   const auto e = exec();
-  const size_type n = 8;
-  const auto A = gallery::poisson3d(e, n, n, n);
-  const auto P = test::linear_prolongator(e, n);
-  const auto R = transpose(P);
-  const auto A2 = symmetric_new_values(A);
-  const auto P2 = test::with_new_values(P, 7);
-  const auto R2 = transpose(P2);
+  const NewtonStep step(e, 7);
+  const size_type n = step.n;
+  const auto &A2 = step.A2, &P2 = step.P2, &R2 = step.R2;
   for (bool released : {false, true}) {
     SCOPED_TRACE(released ? "A P released" : "A P kept");
-    GalerkinProduct G(R, A, P);
+    GalerkinProduct G(step.R, step.A, step.P);
     if (released) G.release_intermediate();
     for (bool check_a : {true, false}) {
       G.recompute_trusted(R2, A2, P2, check_a);
