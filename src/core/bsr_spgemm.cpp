@@ -86,42 +86,24 @@ void blocked_numeric(const BsrMatrix<T>& A, const BsrMatrix<T>& B, BsrMatrix<T>&
   });
 }
 
-/// C's values from A's and B's through C's plan.
-template <class T>
-void planned_numeric(const BsrMatrix<T>& A, const BsrMatrix<T>& B, BsrMatrix<T>& C,
-                     const Array<offset_type>& plan_ptr, const Array<index_type>& plan_pairs) {
-  const kernels::bsr_spgemm::BlockShape shape{A.row_block_size(), A.col_block_size(),
-                                              B.col_block_size()};
-  C.executor().visit([&](const auto& e) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
-      kernels::bsr_spgemm::planned_numeric(e, shape, C.num_blocks(), plan_ptr.data(),
-                                           plan_pairs.data(), A.values().data(), B.values().data(),
-                                           C.values().data());
-    } else {
-      throw invalid_argument("SparseProduct<BsrMatrix>: a product plan exists on the device only");
-    }
-  });
-}
-
-/// C = A B (checked operands) with the block products it took, and its
-/// plan when `with_plan` and the device can plan it (empty arrays
-/// otherwise).
+/// C = A B (checked operands) with the block products it took, and, when
+/// `keep_counts` and C is worth a plan on its device (plannable()), the
+/// counts a plan would be laid out by (empty otherwise).
 template <class T>
 struct Multiplied {
   BsrMatrix<T> C;
   size_type block_products = 0;
-  Array<offset_type> plan_ptr;
-  Array<index_type> plan_pairs;
+  Array<float> counts;
 };
 
 template <class T>
-Multiplied<T> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool with_plan) {
+Multiplied<T> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool keep_counts) {
   const Executor& exec = A.executor();
   if (A.row_block_size() == 1 && A.col_block_size() == 1 && B.col_block_size() == 1) {
     // 1 x 1 blocks (scalar smoothed aggregation) are CSR: on the host one
     // CSR product gives the pattern and the values, summed in the order of
     // the blocked numeric phase, instead of a symbolic product and a second
-    // pass. (The device keeps the blocked path until this is measured there.)
+    // pass. (The device keeps the blocked path and its plan.)
     std::optional<Multiplied<T>> scalar;
     exec.visit([&](const auto& e) {
       if constexpr (std::is_same_v<std::decay_t<decltype(e)>, HostExec>) {
@@ -131,7 +113,6 @@ Multiplied<T> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool with_p
         scalar.emplace(Multiplied<T>{BsrMatrix<T>(C.rows(), C.cols(), 1, 1, C.row_ptr().clone(),
                                                   C.col_idx().clone(), std::move(C.values())),
                                      product.products,
-                                     {},
                                      {}});
       }
     });
@@ -144,40 +125,23 @@ Multiplied<T> multiply(const BsrMatrix<T>& A, const BsrMatrix<T>& B, bool with_p
                                  B.col_block_size(), std::move(pattern.row_ptr),
                                  std::move(pattern.col_idx), Array<T>(exec, blocks * block)),
                     pattern.block_products,
-                    {},
                     {}};
   const kernels::bsr_spgemm::BlockShape shape{A.row_block_size(), A.col_block_size(),
                                               B.col_block_size()};
-  bool planned = false;
-  exec.visit([&](const auto& e) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
-      if (!with_plan || blocks == 0 ||
-          !kernels::bsr_spgemm::plannable(shape, block_pattern_of(A), block_pattern_of(B),
-                                          blocks)) {
-        return;
-      }
-      out.plan_ptr = Array<offset_type>(exec, blocks + 1);
-      out.plan_pairs = Array<index_type>(exec, 2 * pattern.block_products);
-      kernels::bsr_spgemm::plan(e, block_pattern_of(A), block_pattern_of(B),
-                                block_pattern_of(out.C), pattern.counts.data(), out.plan_ptr.data(),
-                                out.plan_pairs.data());
-      planned = true;
-    }
-  });
-  pattern.counts = Array<float>();
-  if (planned) {
-    planned_numeric(A, B, out.C, out.plan_ptr, out.plan_pairs);
-  } else {
-    blocked_numeric(A, B, out.C);
+  if (keep_counts && exec.is_cuda() && blocks > 0 &&
+      kernels::bsr_spgemm::plannable(shape, block_pattern_of(A), block_pattern_of(B), blocks)) {
+    out.counts = std::move(pattern.counts);
   }
+  blocked_numeric(A, B, out.C);
   return out;
 }
 
 /// Throws invalid_argument unless M still has the block sizes and block
-/// pattern the product was built for.
+/// pattern the product was built for (the pattern's fingerprint only with
+/// `fingerprint`; its shape and block count always).
 template <class T>
 void check_unchanged(const char* name, const BsrMatrix<T>& M, int row_block, int col_block,
-                     const detail::OperandPattern& expected) {
+                     const detail::OperandPattern& expected, bool fingerprint) {
   const char* who = "SparseProduct<BsrMatrix>::recompute";
   if (M.row_block_size() != row_block || M.col_block_size() != col_block) {
     throw invalid_argument(
@@ -186,7 +150,12 @@ void check_unchanged(const char* name, const BsrMatrix<T>& M, int row_block, int
         std::to_string(row_block) + "x" + std::to_string(col_block) +
         " (only values may change; build a new product for new blocks)");
   }
-  detail::check_pattern_unchanged(who, name, M.executor(), block_pattern_of(M), expected, "blocks");
+  if (fingerprint) {
+    detail::check_pattern_unchanged(who, name, M.executor(), block_pattern_of(M), expected,
+                                    "blocks");
+  } else {
+    detail::check_shape_unchanged(who, name, block_pattern_of(M), expected, "blocks");
+  }
 }
 
 }  // namespace
@@ -204,11 +173,10 @@ SparseProduct<BsrMatrix<T>>::SparseProduct(const BsrMatrix<T>& A, const BsrMatri
        : &B == &A ? a_
                   : detail::describe_pattern(B.executor(), block_pattern_of(B));
   inner_block_ = A.col_block_size();
-  Multiplied<T> product = multiply(A, B, /*with_plan=*/true);
+  Multiplied<T> product = multiply(A, B, /*keep_counts=*/true);
   C_ = std::move(product.C);
   block_products_ = product.block_products;
-  plan_ptr_ = std::move(product.plan_ptr);
-  plan_pairs_ = std::move(product.plan_pairs);
+  plan_counts_ = std::move(product.counts);
   built_ = true;
 }
 
@@ -222,6 +190,7 @@ SparseProduct<BsrMatrix<T>>::SparseProduct(SparseProduct&& other) noexcept
       a_(other.a_),
       b_(other.b_),
       block_products_(other.block_products_),
+      plan_counts_(std::move(other.plan_counts_)),
       plan_ptr_(std::move(other.plan_ptr_)),
       plan_pairs_(std::move(other.plan_pairs_)),
       built_(std::exchange(other.built_, false)) {}
@@ -234,6 +203,7 @@ SparseProduct<BsrMatrix<T>>& SparseProduct<BsrMatrix<T>>::operator=(
   a_ = other.a_;
   b_ = other.b_;
   block_products_ = other.block_products_;
+  plan_counts_ = std::move(other.plan_counts_);
   plan_ptr_ = std::move(other.plan_ptr_);
   plan_pairs_ = std::move(other.plan_pairs_);
   built_ = std::exchange(other.built_, false);
@@ -254,24 +224,55 @@ void SparseProduct<BsrMatrix<T>>::recompute_values(const BsrMatrix<T>& A, const 
   const char* who = "the product (SparseProduct<BsrMatrix>::recompute)";
   check_location(C_.executor(), A.executor(), "A", who);
   check_location(C_.executor(), B.executor(), "B", who);
-  if (check_a) check_unchanged("A", A, C_.row_block_size(), inner_block_, a_);
   if (check_b && &B == &A && b_.fingerprint == a_.fingerprint && b_.rows == a_.rows &&
       b_.cols == a_.cols) {
     check_b = false;  // A A: one check covers both
   }
-  if (check_b) check_unchanged("B", B, inner_block_, C_.col_block_size(), b_);
-  if (!check_a || !check_b) {
-    // An unchecked operand is the caller's own intermediate, but its block
-    // sizes still decide how the kernel reads it.
-    require(A.row_block_size() == C_.row_block_size() && A.col_block_size() == inner_block_ &&
-                B.row_block_size() == inner_block_ && B.col_block_size() == C_.col_block_size(),
-            "SparseProduct<BsrMatrix>::recompute: the block sizes of A or B changed");
-  }
+  // An unchecked operand is vouched for by the caller (its fingerprint is
+  // not taken), but its sizes, block count and block sizes, which decide how
+  // the kernels read it, are checked all the same.
+  check_unchanged("A", A, C_.row_block_size(), inner_block_, a_, check_a);
+  check_unchanged("B", B, inner_block_, C_.col_block_size(), b_, check_b);
+  if (plan_ptr_.size() == 0 && plan_counts_.size() > 0) build_plan(A, B);
   if (plan_ptr_.size() > 0) {
-    planned_numeric(A, B, C_, plan_ptr_, plan_pairs_);
+    C_.executor().visit([&](const auto& e) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
+        kernels::bsr_spgemm::planned_numeric(
+            e, {A.row_block_size(), A.col_block_size(), B.col_block_size()}, C_.num_blocks(),
+            plan_ptr_.data(), plan_pairs_.data(), A.values().data(), B.values().data(),
+            C_.values().data());
+      }
+    });
   } else {
     blocked_numeric(A, B, C_);
   }
+}
+
+template <class T>
+void SparseProduct<BsrMatrix<T>>::build_plan(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
+  Array<float> counts = std::move(plan_counts_);  // used once, whatever happens
+  C_.executor().visit([&](const auto& e) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, CudaExec>) {
+      try {
+        Array<offset_type> ptr(C_.executor(), C_.num_blocks() + 1);
+        Array<index_type> pairs(C_.executor(), 2 * block_products_);
+        kernels::bsr_spgemm::plan(e, block_pattern_of(A), block_pattern_of(B), block_pattern_of(C_),
+                                  counts.data(), block_products_, ptr.data(), pairs.data());
+        plan_ptr_ = std::move(ptr);
+        plan_pairs_ = std::move(pairs);
+      } catch (const out_of_memory&) {
+        // The plan is a speed-up: without room for it, the unplanned
+        // kernel computes the same values.
+      }
+    }
+  });
+}
+
+template <class T>
+void SparseProduct<BsrMatrix<T>>::release_plan() noexcept {
+  plan_counts_ = Array<float>();
+  plan_ptr_ = Array<offset_type>();
+  plan_pairs_ = Array<index_type>();
 }
 
 template <class T>
@@ -282,7 +283,7 @@ void SparseProduct<BsrMatrix<T>>::fingerprint_b(const BsrMatrix<T>& B) {
 template <class T>
 BsrMatrix<T> spgemm(const BsrMatrix<T>& A, const BsrMatrix<T>& B) {
   check_operands("spgemm", A, B);
-  return std::move(multiply(A, B, /*with_plan=*/false).C);
+  return std::move(multiply(A, B, /*keep_counts=*/false).C);
 }
 
 template class SparseProduct<BsrMatrix<float>>;

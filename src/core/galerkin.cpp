@@ -98,6 +98,8 @@ void GalerkinProduct<Matrix>::recompute_trusted(const Matrix& R, const Matrix& A
 
 template <class Matrix>
 void GalerkinProduct<Matrix>::release_intermediate() {
+  // Lean: R (A P)'s plan (device BSR products) is rebuildable too.
+  if constexpr (requires { RAP_.release_plan(); }) RAP_.release_plan();
   if (!AP_) return;
   RAP_.fingerprint_b(AP_->result());
   AP_.reset();

@@ -20,4 +20,10 @@ void check_pattern_unchanged(const char* who, const char* name, const Executor& 
                              const kernels::spgemm::Pattern& P, const OperandPattern& expected,
                              const char* entries);
 
+/// check_pattern_unchanged() without the fingerprint: shape and entry count
+/// only, no pass over the pattern and no wait. For operands the caller
+/// vouches for (recompute_trusted), whose sizes are still worth the check.
+void check_shape_unchanged(const char* who, const char* name, const kernels::spgemm::Pattern& P,
+                           const OperandPattern& expected, const char* entries);
+
 }  // namespace strata::detail

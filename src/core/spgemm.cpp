@@ -88,12 +88,21 @@ void SparseProduct<CsrMatrix<T>>::recompute_values(const CsrMatrix<T>& A, const 
   }
   check_location(C_.executor(), A.executor(), "A", "the product (SparseProduct::recompute)");
   check_location(C_.executor(), B.executor(), "B", "the product (SparseProduct::recompute)");
-  if (check_a) check_unchanged("A", A, a_);
+  const char* who = "SparseProduct::recompute";
+  if (check_a) {
+    check_unchanged("A", A, a_);
+  } else {
+    detail::check_shape_unchanged(who, "A", pattern_of(A), a_, "nonzeros");
+  }
   if (check_b && &B == &A && b_.fingerprint == a_.fingerprint && b_.rows == a_.rows &&
       b_.cols == a_.cols) {
     check_b = false;  // A A: one check covers both
   }
-  if (check_b) check_unchanged("B", B, b_);
+  if (check_b) {
+    check_unchanged("B", B, b_);
+  } else {
+    detail::check_shape_unchanged(who, "B", pattern_of(B), b_, "nonzeros");
+  }
   C_.executor().visit([&](const auto& e) {
     kernels::spgemm::numeric(e, pattern_of(A), A.values().data(), pattern_of(B), B.values().data(),
                              pattern_of(C_), *schedule_, C_.values().data());
@@ -123,18 +132,23 @@ OperandPattern describe_pattern(const Executor& exec, const kernels::spgemm::Pat
   return {P.rows, P.cols, P.nnz, fingerprint};
 }
 
-void check_pattern_unchanged(const char* who, const char* name, const Executor& exec,
-                             const kernels::spgemm::Pattern& P, const OperandPattern& expected,
-                             const char* entries) {
-  const auto where = [&] { return std::string(who) + ": " + name + " "; };
+void check_shape_unchanged(const char* who, const char* name, const kernels::spgemm::Pattern& P,
+                           const OperandPattern& expected, const char* entries) {
   if (P.rows != expected.rows || P.cols != expected.cols || P.nnz != expected.nnz) {
-    throw invalid_argument(where() + "is " + std::to_string(P.rows) + " x " +
-                           std::to_string(P.cols) + " with " + std::to_string(P.nnz) + " " +
+    throw invalid_argument(std::string(who) + ": " + name + " is " + std::to_string(P.rows) +
+                           " x " + std::to_string(P.cols) + " with " + std::to_string(P.nnz) + " " +
                            entries + "; the product was built for " +
                            std::to_string(expected.rows) + " x " + std::to_string(expected.cols) +
                            " with " + std::to_string(expected.nnz) +
                            " (only values may change; build a new product for a new pattern)");
   }
+}
+
+void check_pattern_unchanged(const char* who, const char* name, const Executor& exec,
+                             const kernels::spgemm::Pattern& P, const OperandPattern& expected,
+                             const char* entries) {
+  const auto where = [&] { return std::string(who) + ": " + name + " "; };
+  check_shape_unchanged(who, name, P, expected, entries);
   if (describe_pattern(exec, P).fingerprint != expected.fingerprint) {
     throw invalid_argument(where() + "has the product's shape and number of " + entries +
                            " but a different pattern (row offsets or column indices, or "

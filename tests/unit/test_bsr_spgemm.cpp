@@ -329,6 +329,41 @@ TEST(BsrGalerkin, ReleasedIntermediateRecomputesTheSameValues) {
   EXPECT_THROW(G.recompute(transpose(tentative), L.A, tentative), invalid_argument);
 }
 
+TEST(BsrGalerkin, TrustedRecomputeEqualsRecomputeAndStillChecksShapes) {
+  const auto L = elasticity_level(3);
+  const auto R2 = test::with_new_values(L.R, 24), A2 = test::with_new_values(L.A, 25),
+             P2 = test::with_new_values(L.P, 26);
+  const GalerkinProduct<BsrMatrix<double>> fresh(R2, A2, P2);
+  for (bool released : {false, true}) {
+    SCOPED_TRACE(released ? "A P released" : "A P kept");
+    GalerkinProduct<BsrMatrix<double>> G(L.R, L.A, L.P);
+    if (released) G.release_intermediate();
+    for (bool check_a : {true, false}) {
+      G.recompute_trusted(R2, A2, P2, check_a);
+      test::expect_identical(to_csr(G.result()), to_csr(fresh.result()), "trusted recompute");
+    }
+    // Unfingerprinted operands still have their block counts checked: the
+    // unsmoothed P has fewer blocks than the smoothed one.
+    const auto tentative = detail::rigid_body_tentative_prolongator(
+        3, gallery::elasticity3d(Executor::host(), 3).coordinates, 2);
+    EXPECT_THROW(G.recompute_trusted(transpose(tentative), A2, tentative, false), invalid_argument);
+  }
+  // Through the level operators, as a hierarchy's resetup calls it.
+  auto A = share(L.A.clone());
+  auto P = share(L.P.clone());
+  auto R = share(L.R.clone());
+  const BsrOperator<double> a(A), p(P), r(R);
+  auto product = a.galerkin(r, p);
+  copy(A2.values(), A->values());
+  copy(P2.values(), P->values());
+  copy(R2.values(), R->values());
+  product->recompute_trusted(r, a, p, true);
+  const auto* bsr = dynamic_cast<const BsrOperator<double>*>(product->result().get());
+  ASSERT_NE(bsr, nullptr);
+  test::expect_identical(to_csr(bsr->matrix()), to_csr(fresh.result()),
+                         "CoarseProduct::recompute_trusted");
+}
+
 TEST(BsrGalerkin, BlockSizesThatDoNotLineUpAreNamed) {
   const auto h = Executor::host();
   const auto A22 = test::random_bsr(

@@ -61,6 +61,17 @@ CsrMatrix<double> symmetric_new_values(const CsrMatrix<double>& M) {
 
 class Galerkin : public test::OnExecutor {};
 
+/// M with the last entry of row 0 moved one column right: the same shape
+/// and number of nonzeros, another pattern (row 0 must end left of the last
+/// column and of the next row's first columns; true for the Laplacians).
+CsrMatrix<double> moved_entry(const CsrMatrix<double>& M) {
+  const auto rp = M.row_ptr().to_vector();
+  auto ci = M.col_idx().to_vector();
+  ci[static_cast<std::size_t>(rp[1] - 1)] += 1;
+  return CsrMatrix<double>(M.rows(), M.cols(), M.row_ptr().clone(),
+                           Array<index_type>(M.executor(), ci), M.values().clone());
+}
+
 /// A Newton step's operands on the 8^3 Laplacian with linear interpolation:
 /// R, A, P, then new values in A and in P (hence R), same patterns.
 struct NewtonStep {
@@ -194,9 +205,20 @@ TEST_P(Galerkin, TrustedRecomputeEqualsRecomputeAndStillChecksA) {
       G.recompute_trusted(R2, A2, P2, check_a);
       test::expect_identical(G.result(), GalerkinProduct(R2, A2, P2).result(), "trusted");
     }
-    // check_a still refuses an A of another pattern (the caller's matrix);
-    // sizes are checked whatever is trusted.
-    EXPECT_THROW(G.recompute_trusted(R2, gallery::diffusion3d_27pt(e, n, n, n), P2, true),
+    // check_a still refuses an A of another pattern with the same shape and
+    // count (the fingerprint), where A P is kept; released, A P is made
+    // afresh from that A, so its values are right whatever A's pattern (its
+    // own pattern is what is checked). Unchecked, an A of another count is
+    // refused by its size alone, and R, A, P that do not line up by their
+    // shapes.
+    const auto A3 = moved_entry(A2);
+    if (released) {
+      G.recompute_trusted(R2, A3, P2, true);
+      test::expect_identical(G.result(), GalerkinProduct(R2, A3, P2).result(), "A moved");
+    } else {
+      EXPECT_THROW(G.recompute_trusted(R2, A3, P2, true), invalid_argument);
+    }
+    EXPECT_THROW(G.recompute_trusted(R2, gallery::diffusion3d_27pt(e, n, n, n), P2, false),
                  invalid_argument);
     EXPECT_THROW(G.recompute_trusted(P2, A2, P2, false), dimension_mismatch);
   }

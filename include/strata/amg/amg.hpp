@@ -96,6 +96,13 @@ class Coarsening {
                        StageTimes& times) {
     (void)A, (void)level, (void)transfer, (void)times;
   }
+  /// Whether refresh() keeps the patterns of P and R (new values only, in
+  /// operators of the same shape and pattern). The hierarchy's resetup then
+  /// recomputes the Galerkin products without fingerprinting them again
+  /// (CoarseProduct::recompute_trusted): true for the library's classical,
+  /// aggregation and smoothed-aggregation coarsenings. The default, false,
+  /// has every recompute check every operand's pattern.
+  virtual bool refresh_keeps_patterns() const { return false; }
   /// The Galerkin product for this coarsening's P. The default is the
   /// level's own (A.galerkin(R, P)); a coarsening with a special P may do
   /// better (the aggregation paper's sort and segmented reduction for
@@ -250,12 +257,11 @@ struct HierarchyParams {
   /// each level's operator, P, R, smoother data and the coarse inverse to
   /// float and frees its double smoothers; apply() scales the residual by
   /// the power of two that brings its largest entry into [1, 2) (exact),
-  /// rounds it, cycles in float and returns the correction in double. The cycle then moves about two thirds of the
-  /// bytes (4-byte values and vectors beside 4-byte column indices), while
-  /// the Krylov method around it, its residuals and its stopping test stay
-  /// in double, so it still reaches tolerances far below float's 1e-7: a
-  /// preconditioner needs only to be a good approximation (a float
-  /// V-cycle is linear only to float's rounding, which CG tolerates in
+  /// rounds it, cycles in float and returns the correction in double. The cycle then moves about
+  /// two thirds of the bytes (4-byte values and vectors beside 4-byte column indices), while the
+  /// Krylov method around it, its residuals and its stopping test stay in double, so it still
+  /// reaches tolerances far below float's 1e-7: a preconditioner needs only to be a good
+  /// approximation (a float V-cycle is linear only to float's rounding, which CG tolerates in
   /// practice: the same iterations on every case of bench/NOTES.md). With
   /// keep_resetup_data the hierarchy holds the float values besides its
   /// double levels, sharing their patterns (resetup() refreshes the double

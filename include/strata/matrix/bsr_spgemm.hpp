@@ -44,16 +44,24 @@
 ///
 /// Recompute: the product keeps C's block pattern; recompute() on new values
 /// of A and B with the same block patterns and block sizes does no hashing,
-/// no sorting and no allocation: it runs the numeric phase alone. On a CUDA
-/// device a SparseProduct also keeps a plan when it pays (compiled block
-/// shapes, at least 2^16 rows of blocks of C): for each block of C its block
-/// products in the order above, 8 bytes each, so that its numeric passes,
-/// the first and every recompute, find no blocks and need no barriers (a
-/// thread per row of each block of C sums its list in registers). Same
-/// sums in the same order: the same bits. On elasticity3d n = 64 (H200) the
-/// recompute of A P took 3.15 -> 2.32 ms and of R (A P) 2.81 -> 1.95 ms, and
-/// the plan held 388 MB beside C (see plan_bytes()). spgemm(), computed
-/// once, keeps no plan.
+/// no sorting and no allocation: it runs the numeric phase alone.
+///
+/// The plan (CUDA only): the numeric phase finds every block product's block
+/// of C and serialises a block row's products behind barriers, and a
+/// recompute repeats all of it. A SparseProduct on a device therefore keeps,
+/// from its first recompute on, for each block of C the list of its block
+/// products in the order above (their positions in A and B, 8 bytes per
+/// block product); a planned pass gives each row of each block of C one
+/// thread that sums its list in registers: no search, no barrier, the same
+/// additions in the same order, so the same bits. It is built at the first
+/// recompute, not with the product, so a product computed once costs
+/// nothing for it; only for the compiled block shapes and when C has at
+/// least 2^16 rows of blocks (smaller products leave the GPU idle with one
+/// thread per row and long lists: the numeric kernel is faster there); and
+/// not at all when the device has no room for it (the unplanned kernel
+/// gives the same values). plan_bytes() says what it holds, release_plan()
+/// frees it. spgemm() keeps none. bench/NOTES.md (session 23) has its
+/// measurements.
 
 #include <memory>
 
@@ -98,10 +106,15 @@ class SparseProduct<BsrMatrix<T>> {
     return block_products_ * C_.row_block_size() * inner_block_ * C_.col_block_size();
   }
 
-  /// Bytes of the plan this product keeps for its numeric passes (0 when it
-  /// keeps none: on the host, for block shapes without a compiled path, and
-  /// for products too small for a plan to pay; see the file comment).
+  /// Bytes of the plan this product keeps for its recomputes (see the file
+  /// comment): 0 before the first recompute, on the host, for block shapes
+  /// without a compiled path, for products too small for a plan to pay, and
+  /// after release_plan().
   std::size_t plan_bytes() const noexcept { return plan_ptr_.bytes() + plan_pairs_.bytes(); }
+  /// Frees the plan (and what it would be built from): recompute() then runs
+  /// the unplanned kernel, with the same values, for 8 bytes less per block
+  /// product held.
+  void release_plan() noexcept;
 
  private:
   template <class>
@@ -120,10 +133,15 @@ class SparseProduct<BsrMatrix<T>> {
   int inner_block_ = 1;
   detail::OperandPattern a_, b_;
   size_type block_products_ = 0;
-  /// On a CUDA device, for the compiled block shapes: the product's plan
-  /// (each block of C's block products, in the order they add), which
-  /// recompute() walks instead of finding every product's block of C again;
-  /// 8 bytes per block product. Empty on the host and otherwise.
+  /// Builds the plan from plan_counts_ (its first recompute), or leaves it
+  /// empty when the device has no room for it.
+  void build_plan(const BsrMatrix<T>& A, const BsrMatrix<T>& B);
+
+  /// On a CUDA device, when the product is worth a plan: the symbolic
+  /// phase's count of block products per block of C, kept until the first
+  /// recompute lays the plan out by it (4 bytes per block of C), then the
+  /// plan (each block of C's block products, in the order they add).
+  Array<float> plan_counts_;
   Array<offset_type> plan_ptr_;
   Array<index_type> plan_pairs_;
   bool built_ = false;

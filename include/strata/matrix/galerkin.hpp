@@ -55,17 +55,21 @@ class GalerkinProduct {
   /// for bit.
   void recompute(const Matrix& R, const Matrix& A, const Matrix& P);
 
-  /// recompute() for a caller that made R and P itself and keeps their
-  /// patterns (an AMG hierarchy, whose transfers a resetup refreshes in
-  /// place): their patterns are not checked again, nor A's unless
+  /// recompute() for a caller that made R and P and kept their patterns (an
+  /// AMG hierarchy whose coarsening refreshes its transfers in place): the
+  /// patterns of R and P are not fingerprinted again, nor A's unless
   /// `check_a` (a hierarchy's coarse operators are its own products; its
-  /// finest is the caller's). Sizes and block sizes are still checked. Each
-  /// pattern check hashes the pattern and waits for the hash: a resetup of
-  /// a four-level elasticity hierarchy on the GPU made 18 of them.
+  /// finest is the caller's). Their shapes, entry counts and block sizes are
+  /// still checked (invalid_argument). A fingerprint is a pass over the
+  /// pattern and a wait for its result, per operand and per level. The
+  /// caller's promise is the point: an operand with the same shape and
+  /// count but another pattern gives wrong values (and on the device, reads
+  /// at the old positions), not an error.
   void recompute_trusted(const Matrix& R, const Matrix& A, const Matrix& P, bool check_a);
 
   /// Frees the intermediate A P, which for classical interpolation holds
-  /// about twice A's entries (the lean resetup of amg::HierarchyParams).
+  /// about twice A's entries (the lean resetup of amg::HierarchyParams),
+  /// and R (A P)'s plan (BSR products on a device, see bsr_spgemm.hpp).
   /// recompute() then multiplies A P afresh, pattern and values, checks that
   /// its pattern is the one R (A P) was built on (invalid_argument
   /// otherwise), uses it and frees it again: less memory held between

@@ -51,9 +51,11 @@ class CoarseProduct {
   /// New values of R, A and P with the patterns (and kinds) of construction.
   virtual void recompute(const LevelOperator<T>& R, const LevelOperator<T>& A,
                          const LevelOperator<T>& P) = 0;
-  /// recompute() by the hierarchy that made R and P (and A, unless
-  /// `check_a`), which skips their pattern checks where the product can
-  /// (GalerkinProduct::recompute_trusted). The default checks everything.
+  /// recompute() for a caller that vouches for the patterns of R and P (and
+  /// of A, unless `check_a`): an AMG hierarchy whose coarsening keeps its
+  /// transfers' patterns (Coarsening::refresh_keeps_patterns()). Skips their
+  /// fingerprints where the product can (GalerkinProduct::recompute_trusted);
+  /// the default checks everything.
   virtual void recompute_trusted(const LevelOperator<T>& R, const LevelOperator<T>& A,
                                  const LevelOperator<T>& P, bool check_a) {
     (void)check_a;

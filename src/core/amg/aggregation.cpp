@@ -414,6 +414,9 @@ class AggregationCoarsening final : public Coarsening<T> {
         user_B_(std::move(near_null_space)),
         columns_(user_B_.empty() ? 1 : static_cast<int>(user_B_.size())) {}
 
+  /// P is piecewise constant and refresh() keeps it (the default).
+  bool refresh_keeps_patterns() const override { return true; }
+
   std::optional<Transfer<T>> coarsen(const LevelOperator<T>& level_A, int level,
                                      StageTimes& times) override {
     const auto* distributed = dynamic_cast<const DistributedOperator<T>*>(&level_A);

@@ -201,8 +201,8 @@ struct LevelState {
   bool aggressive = false;
   Splitting splitting_kind = Splitting::pmis;  // the first pass's, resolved
   ClassicalParams params;                      // this level's, automatic choices made
-  InterpolationStage<T> first;   // P, or P1 of two-stage interpolation
-  InterpolationStage<T> second;  // P2
+  InterpolationStage<T> first;                 // P, or P1 of two-stage interpolation
+  InterpolationStage<T> second;                // P2
   CsrMatrix<T> P1, P2;
   std::optional<SparseProduct<CsrMatrix<T>>> P12;
   bool final_truncated = false;
@@ -281,6 +281,9 @@ class ClassicalCoarsening final : public Coarsening<T> {
                        std::make_shared<const CsrOperator<T>>(L.R)};
   }
 
+  /// refresh() writes new values into P and R (and makes R again by a
+  /// transpose of the same pattern): their patterns stay.
+  bool refresh_keeps_patterns() const override { return true; }
   void refresh(const LevelOperator<T>& level_A, int level, Transfer<T>& transfer,
                StageTimes& times) override {
     (void)transfer;  // its operators share L.P and L.R, written here
@@ -344,7 +347,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
       if (L.released || L.distributed || L.lean) continue;
       detail::release(L.first);
       if (!L.aggressive) release_roles(L.first);  // one stage: its roles follow from cf
-      if (L.P12) {  // two-stage interpolation
+      if (L.P12) {                                // two-stage interpolation
         detail::release(L.second);
         L.p12_pattern = strata::detail::describe_pattern(L.P12->result().executor(),
                                                          detail::pattern_of(L.P12->result()));
@@ -540,8 +543,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
       });
     }
     exec.visit([&](const auto& e) {
-      ck::gather_values(e, P.nnz(), P.values().data(), L.r_from_p.data(),
-                        L.R->values().data());
+      ck::gather_values(e, P.nnz(), P.values().data(), L.r_from_p.data(), L.R->values().data());
     });
   }
 

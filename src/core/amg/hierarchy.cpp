@@ -853,15 +853,20 @@ void Hierarchy<T>::resetup(std::shared_ptr<const LevelOperator<T>> A) {
   const auto start = Clock::now();
   m.given = std::move(given);
   m.levels.front().A = std::move(A);
+  const bool trusted = m.coarsening->refresh_keeps_patterns();
   for (int l = 0; l < m.last(); ++l) {
     auto& level = m.levels[l];
     m.coarsening->refresh(*level.A, l, *level.transfer, m.stage_times);
     {
       StageTimer t(level.A->executor(), m.stage_times, "galerkin");
-      // R and P are the coarsening's, refreshed in place; A is checked
-      // on level 0 only (the caller's; below it, the previous product's).
-      level.galerkin->recompute_trusted(*level.transfer->R, *level.A, *level.transfer->P,
-                                        /*check_a=*/l == 0);
+      if (trusted) {
+        // The coarsening kept P's and R's patterns; A's is checked on
+        // level 0 only (the caller's; below it, the previous product's).
+        level.galerkin->recompute_trusted(*level.transfer->R, *level.A, *level.transfer->P,
+                                          /*check_a=*/l == 0);
+      } else {
+        level.galerkin->recompute(*level.transfer->R, *level.A, *level.transfer->P);
+      }
     }
     m.levels[l + 1].A = level.galerkin->result();
     m.build_smoother(level);

@@ -369,6 +369,9 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
     return transfer;
   }
 
+  /// refresh() writes new values into P and R (and makes R again by a
+  /// transpose of the same pattern): their patterns stay.
+  bool refresh_keeps_patterns() const override { return true; }
   void refresh(const LevelOperator<T>& level_A, int level, Transfer<T>& transfer,
                StageTimes& times) override {
     (void)transfer;  // P and R are refreshed in place (the operators share them)
@@ -883,10 +886,10 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
       int b = 1;
       if (level == 0 && params_.block_size > 1) {
         if (!as_distributed_) {
-          throw invalid_argument(
-              "smoothed aggregation: SmoothedAggregationParams.block_size is " +
-              std::to_string(params_.block_size) + " but the operator is CSR; convert it with " +
-              "to_bsr(A, " + std::to_string(params_.block_size) + ") first");
+          throw invalid_argument("smoothed aggregation: SmoothedAggregationParams.block_size is " +
+                                 std::to_string(params_.block_size) +
+                                 " but the operator is CSR; convert it with " + "to_bsr(A, " +
+                                 std::to_string(params_.block_size) + ") first");
         }
         b = params_.block_size;
         if (csr->matrix().rows() % b != 0) {
@@ -977,10 +980,10 @@ class SmoothedAggregationCoarsening final : public Coarsening<T> {
 
   SmoothedAggregationParams params_;
   std::vector<Vector<T>> user_B_;
-  int block_size_ = 0;        // of level 0, once setup has seen it
+  int block_size_ = 0;              // of level 0, once setup has seen it
   bool as_distributed_ = false;     // coarsen_as_distributed(): level 0 may be scalar CSR
   int distributed_fine_block_ = 1;  // the node size of the last distributed level coarsened
-  bool distributed_ = false;  // a distributed level was coarsened
+  bool distributed_ = false;        // a distributed level was coarsened
   std::vector<SaLevel<T>> levels_;
   // The theta of the level coarsened last, and of each level the hierarchy
   // kept (both outlive release_refresh_data(), which drops the states).

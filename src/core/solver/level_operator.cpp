@@ -125,9 +125,9 @@ struct BlockForm {
 /// (GalerkinProduct<BsrMatrix>): A_c is a BSR matrix with R's row block size
 /// and P's column block size (1 for a CSR operand), and nothing is expanded
 /// to scalar form. CSR operands are converted to BSR (BlockForm), again at
-/// each recompute (the conversion keeps their block pattern, which the
-/// recompute checks). A_c keeps its pattern; recompute() writes new values
-/// into it.
+/// each recompute (the conversion keeps their block pattern, which
+/// recompute() checks and recompute_trusted() takes on trust where asked).
+/// A_c keeps its pattern; recompute() writes new values into it.
 template <class T>
 class BlockedCoarseProduct final : public CoarseProduct<T> {
  public:

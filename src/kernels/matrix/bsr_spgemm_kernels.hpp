@@ -113,11 +113,13 @@ inline bool plannable(BlockShape shape, const Pattern& A, const Pattern& B, size
 
 /// The plan of C = A B on C's block pattern (from the symbolic phase):
 /// `counts[p]` the number of block products that add into block p of C (the
-/// symbolic CSR product's values with unit operands, exact in float);
-/// fills plan_ptr (C.nnz + 1 offsets) and pairs (2 * plan_ptr[C.nnz]
-/// entries, a's position then b's, list by list). Requires plannable().
+/// symbolic CSR product's values with unit operands, exact in float), which
+/// must sum to `products` (the symbolic phase's count; invalid_argument
+/// otherwise, before anything is written); fills plan_ptr (C.nnz + 1
+/// offsets) and pairs (2 * products entries, a's position then b's, list by
+/// list). Requires plannable().
 void plan(const CudaExec& exec, const Pattern& A, const Pattern& B, const Pattern& C,
-          const float* counts, offset_type* plan_ptr, index_type* pairs);
+          const float* counts, size_type products, offset_type* plan_ptr, index_type* pairs);
 
 /// c_values = the values of A B from its plan (the same sums as numeric()).
 template <class T>

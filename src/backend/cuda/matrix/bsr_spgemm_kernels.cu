@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(block_size)
 }  // namespace
 
 void plan(const CudaExec& exec, const Pattern& A, const Pattern& B, const Pattern& C,
-          const float* counts, offset_type* plan_ptr, index_type* pairs) {
+          const float* counts, size_type products, offset_type* plan_ptr, index_type* pairs) {
   const auto limit = static_cast<size_type>(std::numeric_limits<index_type>::max());
   require(A.nnz <= limit && B.nnz <= limit,
           "bsr_spgemm::plan: A has " + std::to_string(A.nnz) + " and B " + std::to_string(B.nnz) +
@@ -470,7 +470,12 @@ void plan(const CudaExec& exec, const Pattern& A, const Pattern& B, const Patter
                                                                                plan_ptr);
     STRATA_CUDA_CHECK(cudaGetLastError());
   }
-  spgemm::counts_to_offsets(exec, plan_ptr, C.nnz, std::max<size_type>(A.nnz, 1));
+  // Waits for the stream: the total is checked before any pair is written.
+  const size_type total =
+      spgemm::counts_to_offsets(exec, plan_ptr, C.nnz, std::max<size_type>(A.nnz, 1));
+  require(total == products, "bsr_spgemm::plan: the counts per block of C add up to " +
+                                 std::to_string(total) + " block products, the symbolic phase " +
+                                 "counted " + std::to_string(products));
   if (C.rows == 0 || C.nnz == 0) return;
   Array<offset_type> cursor(exec, C.nnz);
   STRATA_CUDA_CHECK(cudaMemcpyAsync(cursor.data(), plan_ptr, C.nnz * sizeof(offset_type),
