@@ -257,12 +257,14 @@ struct HierarchyParams {
   /// each level's operator, P, R, smoother data and the coarse inverse to
   /// float and frees its double smoothers; apply() scales the residual by
   /// the power of two that brings its largest entry into [1, 2) (exact),
-  /// rounds it, cycles in float and returns the correction in double. The cycle then moves about
-  /// two thirds of the bytes (4-byte values and vectors beside 4-byte column indices), while the
-  /// Krylov method around it, its residuals and its stopping test stay in double, so it still
-  /// reaches tolerances far below float's 1e-7: a preconditioner needs only to be a good
-  /// approximation (a float V-cycle is linear only to float's rounding, which CG tolerates in
-  /// practice: the same iterations on every case of bench/NOTES.md). With
+  /// rounds it, cycles in float and returns the correction in double. The
+  /// cycle then moves about two thirds of the bytes (4-byte values and
+  /// vectors beside 4-byte column indices), while the Krylov method around
+  /// it, its residuals and its stopping test stay in double, so it still
+  /// reaches tolerances far below float's 1e-7: a preconditioner needs only
+  /// to be a good approximation (a float V-cycle is linear only to float's
+  /// rounding, which CG tolerates in practice: the same iterations on every
+  /// case of bench/NOTES.md). With
   /// keep_resetup_data the hierarchy holds the float values besides its
   /// double levels, sharing their patterns (resetup() refreshes the double
   /// levels and rounds again); without it the double levels below level 0
