@@ -68,32 +68,30 @@ const Matrix& GalerkinProduct<Matrix>::AP() const {
 
 template <class Matrix>
 void GalerkinProduct<Matrix>::recompute(const Matrix& R, const Matrix& A, const Matrix& P) {
-  checked(R, A, P);
-  if (AP_) {
-    AP_->recompute(A, P);
-    // A P is ours and its pattern cannot have changed: skip its check.
-    RAP_.recompute_values(R, AP_->result(), true, false);
-    return;
-  }
-  // Released: A P afresh. Its pattern follows from A's and P's; the check
-  // against the fingerprint taken at release catches a changed one.
-  const SparseProduct<Matrix> AP(A, P);
-  RAP_.recompute_values(R, AP.result(), true, true);
+  refresh(R, A, P, true, true);
 }
 
 template <class Matrix>
 void GalerkinProduct<Matrix>::recompute_trusted(const Matrix& R, const Matrix& A, const Matrix& P,
                                                 bool check_a) {
+  refresh(R, A, P, check_a, false);
+}
+
+template <class Matrix>
+void GalerkinProduct<Matrix>::refresh(const Matrix& R, const Matrix& A, const Matrix& P,
+                                      bool check_a, bool check_transfers) {
   checked(R, A, P);
   if (AP_) {
-    AP_->recompute_values(A, P, check_a, false);
-    RAP_.recompute_values(R, AP_->result(), false, false);
+    AP_->recompute_values(A, P, check_a, check_transfers);
+    // A P is ours and its pattern cannot have changed: skip its check.
+    RAP_.recompute_values(R, AP_->result(), check_transfers, false);
     return;
   }
-  // Released: A P afresh, still checked against the fingerprint taken at
-  // release (it is built here, not by the caller).
+  // Released: A P afresh. Its pattern follows from A's and P's (it is built
+  // here, not by the caller); the check against the fingerprint taken at
+  // release catches a changed one.
   const SparseProduct<Matrix> AP(A, P);
-  RAP_.recompute_values(R, AP.result(), false, true);
+  RAP_.recompute_values(R, AP.result(), check_transfers, true);
 }
 
 template <class Matrix>

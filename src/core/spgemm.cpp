@@ -36,12 +36,17 @@ detail::OperandPattern describe(const CsrMatrix<T>& M) {
   return detail::describe_pattern(M.executor(), pattern_of(M));
 }
 
-/// Throws invalid_argument unless M still has the pattern `expected`.
+/// Throws invalid_argument unless M still has the pattern `expected` (its
+/// fingerprint only with `fingerprint`; its shape and entry count always).
 template <class T>
 void check_unchanged(const char* name, const CsrMatrix<T>& M,
-                     const detail::OperandPattern& expected) {
-  detail::check_pattern_unchanged("SparseProduct::recompute", name, M.executor(), pattern_of(M),
-                                  expected, "nonzeros");
+                     const detail::OperandPattern& expected, bool fingerprint) {
+  const char* who = "SparseProduct::recompute";
+  if (fingerprint) {
+    detail::check_pattern_unchanged(who, name, M.executor(), pattern_of(M), expected, "nonzeros");
+  } else {
+    detail::check_shape_unchanged(who, name, pattern_of(M), expected, "nonzeros");
+  }
 }
 
 }  // namespace
@@ -88,21 +93,12 @@ void SparseProduct<CsrMatrix<T>>::recompute_values(const CsrMatrix<T>& A, const 
   }
   check_location(C_.executor(), A.executor(), "A", "the product (SparseProduct::recompute)");
   check_location(C_.executor(), B.executor(), "B", "the product (SparseProduct::recompute)");
-  const char* who = "SparseProduct::recompute";
-  if (check_a) {
-    check_unchanged("A", A, a_);
-  } else {
-    detail::check_shape_unchanged(who, "A", pattern_of(A), a_, "nonzeros");
-  }
+  check_unchanged("A", A, a_, check_a);
   if (check_b && &B == &A && b_.fingerprint == a_.fingerprint && b_.rows == a_.rows &&
       b_.cols == a_.cols) {
     check_b = false;  // A A: one check covers both
   }
-  if (check_b) {
-    check_unchanged("B", B, b_);
-  } else {
-    detail::check_shape_unchanged(who, "B", pattern_of(B), b_, "nonzeros");
-  }
+  check_unchanged("B", B, b_, check_b);
   C_.executor().visit([&](const auto& e) {
     kernels::spgemm::numeric(e, pattern_of(A), A.values().data(), pattern_of(B), B.values().data(),
                              pattern_of(C_), *schedule_, C_.values().data());

@@ -83,6 +83,11 @@ class GalerkinProduct {
   size_type products() const noexcept { return ap_products_ + RAP_.products(); }
 
  private:
+  /// recompute() (every check) and recompute_trusted() (A's fingerprint
+  /// only with check_a, none of R's and P's) in one.
+  void refresh(const Matrix& R, const Matrix& A, const Matrix& P, bool check_a,
+               bool check_transfers);
+
   std::optional<SparseProduct<Matrix>> AP_;
   SparseProduct<Matrix> RAP_;
   size_type ap_products_ = 0;

@@ -201,8 +201,8 @@ struct LevelState {
   bool aggressive = false;
   Splitting splitting_kind = Splitting::pmis;  // the first pass's, resolved
   ClassicalParams params;                      // this level's, automatic choices made
-  InterpolationStage<T> first;                 // P, or P1 of two-stage interpolation
-  InterpolationStage<T> second;                // P2
+  InterpolationStage<T> first;   // P, or P1 of two-stage interpolation
+  InterpolationStage<T> second;  // P2
   CsrMatrix<T> P1, P2;
   std::optional<SparseProduct<CsrMatrix<T>>> P12;
   bool final_truncated = false;
@@ -347,7 +347,7 @@ class ClassicalCoarsening final : public Coarsening<T> {
       if (L.released || L.distributed || L.lean) continue;
       detail::release(L.first);
       if (!L.aggressive) release_roles(L.first);  // one stage: its roles follow from cf
-      if (L.P12) {                                // two-stage interpolation
+      if (L.P12) {  // two-stage interpolation
         detail::release(L.second);
         L.p12_pattern = strata::detail::describe_pattern(L.P12->result().executor(),
                                                          detail::pattern_of(L.P12->result()));
